@@ -1,0 +1,216 @@
+//! Board helpers on top of cozy-chess: FEN parsing that tolerates what GUIs send,
+//! UCI move notation (standard and Chess960 castling), and a game position that
+//! remembers the hashes of earlier positions for repetition detection.
+
+use cozy_chess::{Board, Color, File, Move, Piece, Rank, Square};
+
+pub const STARTPOS_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// Parses a FEN (or Shredder-FEN) string. Accepts FENs without the move counters and
+/// clamps a halfmove clock above 100, which cozy-chess would reject.
+pub fn parse_fen(fen: &str) -> Result<Board, String> {
+    let mut fields: Vec<String> = fen.split_whitespace().map(str::to_string).collect();
+    if fields.len() < 4 {
+        return Err(format!("FEN needs at least 4 fields, got {}: '{fen}'", fields.len()));
+    }
+    if fields.len() > 6 {
+        return Err(format!("FEN has too many fields: '{fen}'"));
+    }
+    if fields.len() == 4 {
+        fields.push("0".into());
+    }
+    if fields.len() == 5 {
+        fields.push("1".into());
+    }
+    match fields[4].parse::<u32>() {
+        Ok(n) if n > 100 => fields[4] = "100".into(),
+        Ok(_) => {}
+        Err(_) => return Err(format!("bad halfmove clock '{}'", fields[4])),
+    }
+    match fields[5].parse::<u32>() {
+        Ok(0) => fields[5] = "1".into(),
+        Ok(n) if n > 9999 => return Err(format!("fullmove number {n} out of range")),
+        Ok(_) => {}
+        Err(_) => return Err(format!("bad fullmove number '{}'", fields[5])),
+    }
+    let text = fields.join(" ");
+    // Standard FEN first (KQkq), then Shredder FEN (HAha) for Chess960 positions.
+    Board::from_fen(&text, false)
+        .or_else(|_| Board::from_fen(&text, true))
+        .map_err(|e| format!("invalid FEN '{fen}': {e}"))
+}
+
+/// All legal moves of a position, in cozy-chess order.
+pub fn legal_moves(board: &Board) -> Vec<Move> {
+    let mut moves = Vec::with_capacity(64);
+    board.generate_moves(|pm| {
+        moves.extend(pm);
+        false
+    });
+    moves
+}
+
+/// True if `mv` is a castling move in cozy-chess's king-takes-own-rook encoding.
+pub fn is_castle(board: &Board, mv: Move) -> bool {
+    board.colors(board.side_to_move()).has(mv.to) && board.piece_on(mv.from) == Some(Piece::King)
+}
+
+/// Formats a move for UCI. cozy-chess encodes castling as king-takes-rook, which is the
+/// Chess960 convention; standard games want the king's destination (e1g1).
+pub fn move_to_uci(board: &Board, mv: Move, chess960: bool) -> String {
+    if !chess960 && is_castle(board, mv) {
+        let file = if mv.to.file() > mv.from.file() { File::G } else { File::C };
+        let to = Square::new(file, mv.from.rank());
+        return Move { from: mv.from, to, promotion: None }.to_string();
+    }
+    mv.to_string()
+}
+
+/// Parses a UCI move and returns the matching legal move. Castling is accepted both as
+/// king-to-destination (e1g1) and as king-takes-rook (e1h1), whatever the mode.
+pub fn parse_uci_move(board: &Board, text: &str) -> Option<Move> {
+    let parsed: Move = text.parse().ok()?;
+    let legal = legal_moves(board);
+    if legal.contains(&parsed) {
+        return Some(parsed);
+    }
+    // Standard castling notation: the king moves two files (or lands on c/g in 960).
+    legal.into_iter().find(|&mv| {
+        is_castle(board, mv) && mv.from == parsed.from && parsed.promotion.is_none() && {
+            let file = if mv.to.file() > mv.from.file() { File::G } else { File::C };
+            parsed.to == Square::new(file, mv.from.rank())
+        }
+    })
+}
+
+/// True when neither side has enough material to mate (K v K, K+minor v K,
+/// K+B v K+B with bishops on the same colour).
+pub fn insufficient_material(board: &Board) -> bool {
+    let heavy = board.pieces(Piece::Pawn) | board.pieces(Piece::Rook) | board.pieces(Piece::Queen);
+    if !heavy.is_empty() {
+        return false;
+    }
+    let minors = board.pieces(Piece::Knight) | board.pieces(Piece::Bishop);
+    match minors.len() {
+        0 | 1 => true,
+        _ => {
+            let bishops = board.pieces(Piece::Bishop);
+            if board.pieces(Piece::Knight).is_empty() {
+                let dark = cozy_chess::BitBoard(0xAA55_AA55_AA55_AA55);
+                (bishops & dark).is_empty() || (bishops & !dark).is_empty()
+            } else {
+                false
+            }
+        }
+    }
+}
+
+/// A game position: the current board plus the hashes of the positions before it,
+/// back to the last irreversible move, for threefold-repetition checks.
+#[derive(Clone, Debug)]
+pub struct Position {
+    pub board: Board,
+    /// Hashes of earlier positions (oldest first), not including `board`.
+    pub history: Vec<u64>,
+}
+
+impl Default for Position {
+    fn default() -> Self {
+        Position { board: Board::default(), history: Vec::new() }
+    }
+}
+
+impl Position {
+    pub fn new(board: Board) -> Self {
+        Position { board, history: Vec::new() }
+    }
+
+    /// Builds a position from a FEN and a list of UCI moves; fails on the first illegal move.
+    pub fn from_fen_and_moves(fen: &str, moves: &[&str]) -> Result<Self, String> {
+        let mut pos = Position::new(parse_fen(fen)?);
+        for text in moves {
+            let mv = parse_uci_move(&pos.board, text)
+                .ok_or_else(|| format!("illegal move '{text}' in position {}", pos.board))?;
+            pos.play(mv);
+        }
+        Ok(pos)
+    }
+
+    /// Plays a legal move, recording the previous position for repetition checks.
+    pub fn play(&mut self, mv: Move) {
+        self.history.push(self.board.hash());
+        self.board.play_unchecked(mv);
+        if self.board.halfmove_clock() == 0 {
+            self.history.clear();
+        }
+    }
+
+    /// How many times the current position occurred before (same side to move).
+    pub fn repetitions(&self) -> usize {
+        let h = self.board.hash();
+        self.history.iter().rev().skip(1).step_by(2).filter(|&&x| x == h).count()
+    }
+}
+
+/// The square a pawn captured en passant stands on (for feature/hash updates).
+pub fn ep_victim_square(board: &Board, mv: Move) -> Option<Square> {
+    let ep_file = board.en_passant()?;
+    if board.piece_on(mv.from) != Some(Piece::Pawn) || mv.to.file() != ep_file {
+        return None;
+    }
+    let us = board.side_to_move();
+    if mv.to.rank() != Rank::Sixth.relative_to(us) || board.piece_on(mv.to).is_some() {
+        return None;
+    }
+    Some(Square::new(ep_file, Rank::Fifth.relative_to(us)))
+}
+
+/// Colour helper: +1 for White, -1 for Black.
+pub fn sign(color: Color) -> i32 {
+    if color == Color::White {
+        1
+    } else {
+        -1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn castling_notation_round_trip() {
+        let board = parse_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+        let mv = parse_uci_move(&board, "e1g1").unwrap();
+        assert_eq!(mv.to, Square::H1);
+        assert_eq!(move_to_uci(&board, mv, false), "e1g1");
+        assert_eq!(move_to_uci(&board, mv, true), "e1h1");
+        assert_eq!(parse_uci_move(&board, "e1h1"), Some(mv));
+        let long = parse_uci_move(&board, "e1c1").unwrap();
+        assert_eq!(long.to, Square::A1);
+    }
+
+    #[test]
+    fn fen_clamps_halfmove_and_rejects_garbage() {
+        assert!(parse_fen("8/8/8/8/8/8/8/K6k w - - 150 80").is_ok());
+        assert!(parse_fen("8/8/8/8/8/8/8/K6k w - -").is_ok());
+        assert!(parse_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq").is_err());
+        assert!(parse_fen("8/8/8/8/8/8/8/8 w - - 0 1").is_err());
+        assert!(parse_fen("4k3/8/8/8/8/8/8/4K3 w K - 0 1").is_err());
+    }
+
+    #[test]
+    fn threefold_detection() {
+        let moves = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"];
+        let pos = Position::from_fen_and_moves(STARTPOS_FEN, &moves).unwrap();
+        assert_eq!(pos.repetitions(), 2);
+    }
+
+    #[test]
+    fn insufficient_material_cases() {
+        assert!(insufficient_material(&parse_fen("8/8/8/8/8/8/8/K6k w - - 0 1").unwrap()));
+        assert!(insufficient_material(&parse_fen("8/8/8/8/8/8/8/KN5k w - - 0 1").unwrap()));
+        assert!(!insufficient_material(&parse_fen("8/8/8/8/8/8/8/KNN4k w - - 0 1").unwrap()));
+        assert!(!insufficient_material(&parse_fen("8/8/8/8/8/8/P7/K6k w - - 0 1").unwrap()));
+    }
+}

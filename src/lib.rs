@@ -1,0 +1,23 @@
+//! Rookery: a UCI chess engine with an incrementally updated neural evaluation.
+//!
+//! Layers, lowest first (each uses only the ones above it in this list):
+//! - `chess`: board helpers on top of cozy-chess (move notation, positions with history).
+//! - `eval`: static evaluation behind one interface (`Evaluator`).
+//! - `search`: transposition table, move ordering, time management, the alpha-beta search.
+//! - `book`: Polyglot opening book (keys, reader, compiler).
+//! - `perft`, `bench`, `train`: tools built on the layers above.
+//! - `uci`: the protocol front end that owns a search.
+
+pub mod bench;
+pub mod book;
+pub mod chess;
+pub mod eval;
+pub mod perft;
+pub mod search;
+pub mod train;
+pub mod uci;
+
+/// Engine name and version as reported to GUIs (`id name`).
+pub fn engine_name() -> String {
+    format!("Rookery {}", env!("CARGO_PKG_VERSION"))
+}

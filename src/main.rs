@@ -1,0 +1,56 @@
+//! Command line: with no subcommand Rookery speaks UCI on stdin/stdout.
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "rookery", version, about = "Rookery UCI chess engine")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Speak UCI on stdin/stdout (the default).
+    Uci,
+    /// Count leaf nodes of the legal move tree.
+    Perft(rookery::perft::PerftArgs),
+    /// Search a fixed set of positions; prints "<nodes> nodes <nps> nps" last.
+    Bench(rookery::bench::BenchArgs),
+    /// Print the static evaluation from White's point of view.
+    Eval {
+        /// Position to evaluate (default: start position).
+        #[arg(long)]
+        fen: Option<String>,
+    },
+    /// Train an evaluation network.
+    Train(rookery::train::TrainArgs),
+    /// Build, probe or inspect the opening book.
+    #[command(subcommand)]
+    Book(rookery::book::cli::BookCommand),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None | Some(Command::Uci) => {
+            rookery::uci::run();
+            Ok(())
+        }
+        Some(Command::Perft(args)) => rookery::perft::run_cli(&args),
+        Some(Command::Bench(args)) => rookery::bench::run_cli(&args),
+        Some(Command::Eval { fen }) => eval_cli(fen.as_deref()),
+        Some(Command::Train(args)) => rookery::train::run(args),
+        Some(Command::Book(cmd)) => rookery::book::cli::run(cmd),
+    };
+    if let Err(message) = result {
+        eprintln!("error: {message}");
+        std::process::exit(1);
+    }
+}
+
+fn eval_cli(fen: Option<&str>) -> Result<(), String> {
+    let board = rookery::chess::parse_fen(fen.unwrap_or(rookery::chess::STARTPOS_FEN))?;
+    println!("{} cp (White's view)", rookery::eval::white_cp(&board));
+    Ok(())
+}

@@ -1,0 +1,1 @@
+//! Alpha-beta search (to be written).

@@ -1,0 +1,2 @@
+//! UCI front end (to be written).
+pub fn run() {}
