@@ -11,7 +11,10 @@ pub const STARTPOS_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ
 pub fn parse_fen(fen: &str) -> Result<Board, String> {
     let mut fields: Vec<String> = fen.split_whitespace().map(str::to_string).collect();
     if fields.len() < 4 {
-        return Err(format!("FEN needs at least 4 fields, got {}: '{fen}'", fields.len()));
+        return Err(format!(
+            "FEN needs at least 4 fields, got {}: '{fen}'",
+            fields.len()
+        ));
     }
     if fields.len() > 6 {
         return Err(format!("FEN has too many fields: '{fen}'"));
@@ -59,9 +62,18 @@ pub fn is_castle(board: &Board, mv: Move) -> bool {
 /// Chess960 convention; standard games want the king's destination (e1g1).
 pub fn move_to_uci(board: &Board, mv: Move, chess960: bool) -> String {
     if !chess960 && is_castle(board, mv) {
-        let file = if mv.to.file() > mv.from.file() { File::G } else { File::C };
+        let file = if mv.to.file() > mv.from.file() {
+            File::G
+        } else {
+            File::C
+        };
         let to = Square::new(file, mv.from.rank());
-        return Move { from: mv.from, to, promotion: None }.to_string();
+        return Move {
+            from: mv.from,
+            to,
+            promotion: None,
+        }
+        .to_string();
     }
     mv.to_string()
 }
@@ -77,7 +89,11 @@ pub fn parse_uci_move(board: &Board, text: &str) -> Option<Move> {
     // Standard castling notation: the king moves two files (or lands on c/g in 960).
     legal.into_iter().find(|&mv| {
         is_castle(board, mv) && mv.from == parsed.from && parsed.promotion.is_none() && {
-            let file = if mv.to.file() > mv.from.file() { File::G } else { File::C };
+            let file = if mv.to.file() > mv.from.file() {
+                File::G
+            } else {
+                File::C
+            };
             parsed.to == Square::new(file, mv.from.rank())
         }
     })
@@ -116,13 +132,19 @@ pub struct Position {
 
 impl Default for Position {
     fn default() -> Self {
-        Position { board: Board::default(), history: Vec::new() }
+        Position {
+            board: Board::default(),
+            history: Vec::new(),
+        }
     }
 }
 
 impl Position {
     pub fn new(board: Board) -> Self {
-        Position { board, history: Vec::new() }
+        Position {
+            board,
+            history: Vec::new(),
+        }
     }
 
     /// Builds a position from a FEN and a list of UCI moves; fails on the first illegal move.
@@ -148,7 +170,13 @@ impl Position {
     /// How many times the current position occurred before (same side to move).
     pub fn repetitions(&self) -> usize {
         let h = self.board.hash();
-        self.history.iter().rev().skip(1).step_by(2).filter(|&&x| x == h).count()
+        self.history
+            .iter()
+            .rev()
+            .skip(1)
+            .step_by(2)
+            .filter(|&&x| x == h)
+            .count()
     }
 }
 
@@ -201,16 +229,26 @@ mod tests {
 
     #[test]
     fn threefold_detection() {
-        let moves = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"];
+        let moves = [
+            "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8",
+        ];
         let pos = Position::from_fen_and_moves(STARTPOS_FEN, &moves).unwrap();
         assert_eq!(pos.repetitions(), 2);
     }
 
     #[test]
     fn insufficient_material_cases() {
-        assert!(insufficient_material(&parse_fen("8/8/8/8/8/8/8/K6k w - - 0 1").unwrap()));
-        assert!(insufficient_material(&parse_fen("8/8/8/8/8/8/8/KN5k w - - 0 1").unwrap()));
-        assert!(!insufficient_material(&parse_fen("8/8/8/8/8/8/8/KNN4k w - - 0 1").unwrap()));
-        assert!(!insufficient_material(&parse_fen("8/8/8/8/8/8/P7/K6k w - - 0 1").unwrap()));
+        assert!(insufficient_material(
+            &parse_fen("8/8/8/8/8/8/8/K6k w - - 0 1").unwrap()
+        ));
+        assert!(insufficient_material(
+            &parse_fen("8/8/8/8/8/8/8/KN5k w - - 0 1").unwrap()
+        ));
+        assert!(!insufficient_material(
+            &parse_fen("8/8/8/8/8/8/8/KNN4k w - - 0 1").unwrap()
+        ));
+        assert!(!insufficient_material(
+            &parse_fen("8/8/8/8/8/8/P7/K6k w - - 0 1").unwrap()
+        ));
     }
 }

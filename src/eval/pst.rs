@@ -4,7 +4,14 @@
 use cozy_chess::{Board, Color, Piece};
 
 /// Piece values (middlegame, endgame) in centipawns, indexed by `Piece as usize`.
-pub const VALUES: [(i32, i32); 6] = [(82, 94), (337, 281), (365, 297), (477, 512), (1025, 936), (0, 0)];
+pub const VALUES: [(i32, i32); 6] = [
+    (82, 94),
+    (337, 281),
+    (365, 297),
+    (477, 512),
+    (1025, 936),
+    (0, 0),
+];
 
 /// Phase weight per piece kind; 24 at the start position.
 const PHASE: [i32; 6] = [0, 1, 1, 2, 4, 0];
@@ -108,7 +115,11 @@ pub fn evaluate(board: &Board) -> i32 {
         for color in [Color::White, Color::Black] {
             let sign = crate::chess::sign(color);
             for sq in board.colored_pieces(color, piece) {
-                let idx = if color == Color::White { sq as usize } else { sq as usize ^ 56 };
+                let idx = if color == Color::White {
+                    sq as usize
+                } else {
+                    sq as usize ^ 56
+                };
                 mg += sign * (vmg + tmg[idx]);
                 eg += sign * (veg + teg[idx]);
                 phase += PHASE[piece as usize];

@@ -1,1 +1,232 @@
-//! Alpha-beta search (to be written).
+//! The search: iterative deepening over a PVS alpha-beta (`alphabeta`), run by one or
+//! more threads sharing a transposition table (Lazy SMP).
+//!
+//! The search never prints. It reports through the [`Reporter`] trait, so the UCI front
+//! end, `bench` and tests all drive the same code.
+
+pub mod alphabeta;
+pub mod history;
+pub mod movepick;
+pub mod params;
+pub mod see;
+pub mod time;
+pub mod tt;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use cozy_chess::Move;
+
+use crate::chess::{legal_moves, Position};
+use alphabeta::{RootLine, SearchThread};
+use history::History;
+pub use time::{SearchLimits, TimeManager};
+pub use tt::{Bound, TranspositionTable};
+
+pub const MAX_PLY: usize = 128;
+pub const MATE: i32 = 32_000;
+/// Scores at or beyond this magnitude are mates (in at most MAX_PLY plies).
+pub const MATE_BOUND: i32 = MATE - 2 * MAX_PLY as i32;
+pub const INFINITY: i32 = MATE + 1;
+
+/// Flags the UCI thread uses to steer a running search.
+#[derive(Default)]
+pub struct SearchControl {
+    /// Set by `stop`/`quit` (and by the main search thread when it is done).
+    pub stop: AtomicBool,
+    /// True during `go ponder` until `ponderhit`: no time limit applies while set.
+    pub pondering: AtomicBool,
+}
+
+/// One line of search output, handed to the [`Reporter`] after each iteration.
+pub struct SearchInfo<'a> {
+    pub depth: i32,
+    pub seldepth: usize,
+    pub multipv: usize,
+    pub score: i32,
+    /// `Some` when the score is only a bound (aspiration window failed).
+    pub bound: Option<Bound>,
+    pub nodes: u64,
+    pub time_ms: u64,
+    pub hashfull: usize,
+    pub pv: &'a [Move],
+}
+
+/// Receives progress from the search. Implementations must be cheap: they run on the
+/// main search thread.
+pub trait Reporter: Sync {
+    fn iteration(&self, info: &SearchInfo);
+}
+
+/// A reporter that ignores everything (bench, tests, data generation).
+pub struct Silent;
+impl Reporter for Silent {
+    fn iteration(&self, _: &SearchInfo) {}
+}
+
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    pub multipv: usize,
+    pub move_overhead: u64,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            multipv: 1,
+            move_overhead: 30,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SearchResult {
+    pub best_move: Option<Move>,
+    pub ponder_move: Option<Move>,
+    pub score: i32,
+    pub depth: i32,
+    pub nodes: u64,
+}
+
+/// State that lives across searches: the table and each thread's move-ordering history.
+pub struct Searcher {
+    pub tt: TranspositionTable,
+    histories: Vec<History>,
+    pub control: Arc<SearchControl>,
+}
+
+impl Searcher {
+    pub fn new(hash_mb: usize, threads: usize) -> Self {
+        let mut s = Searcher {
+            tt: TranspositionTable::new(hash_mb),
+            histories: Vec::new(),
+            control: Arc::new(SearchControl::default()),
+        };
+        s.set_threads(threads);
+        s
+    }
+
+    pub fn set_threads(&mut self, threads: usize) {
+        self.histories.resize_with(threads.max(1), History::default);
+    }
+
+    pub fn threads(&self) -> usize {
+        self.histories.len()
+    }
+
+    pub fn resize_hash(&mut self, megabytes: usize) {
+        self.tt = TranspositionTable::new(megabytes);
+    }
+
+    /// Forget everything learned (`ucinewgame`, `Clear Hash`, each bench position).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        for h in &mut self.histories {
+            h.clear();
+        }
+    }
+
+    /// Searches `pos` within `limits`. Returns when the limits are reached or
+    /// `control.stop` is set; in `infinite`/`ponder` mode it only returns after `stop`
+    /// (or `ponderhit` followed by the time limit).
+    pub fn search(
+        &mut self,
+        pos: &Position,
+        limits: &SearchLimits,
+        options: &SearchOptions,
+        reporter: &dyn Reporter,
+    ) -> SearchResult {
+        let control = Arc::clone(&self.control);
+        let mut root_moves = legal_moves(&pos.board);
+        if !limits.searchmoves.is_empty() {
+            root_moves.retain(|m| limits.searchmoves.contains(m));
+        }
+        if root_moves.is_empty() {
+            wait_for_release(&control, limits);
+            return SearchResult::default();
+        }
+        self.tt.new_search();
+        let time = TimeManager::new(limits, pos.board.side_to_move(), options.move_overhead);
+        let node_counters: Vec<AtomicU64> = (0..self.histories.len())
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        let shared = alphabeta::Shared {
+            tt: &self.tt,
+            control: &control,
+            limits,
+            nodes: &node_counters,
+            multipv: options.multipv.clamp(1, root_moves.len()),
+            root_moves: &root_moves,
+        };
+        let mut histories = self.histories.iter_mut();
+        let main_history = histories.next().expect("at least one thread");
+        let lines: Vec<RootLine> = std::thread::scope(|scope| {
+            for (id, history) in histories.enumerate() {
+                let shared = &shared;
+                let time = time.clone();
+                std::thread::Builder::new()
+                    .stack_size(16 << 20)
+                    .spawn_scoped(scope, move || {
+                        SearchThread::new(id + 1, shared, history, pos, time)
+                            .iterative_deepening(None);
+                    })
+                    .expect("spawn search thread");
+            }
+            let mut main = SearchThread::new(0, &shared, main_history, pos, time);
+            let lines = main.iterative_deepening(Some(reporter));
+            wait_for_release(&control, limits);
+            control.stop.store(true, Ordering::SeqCst);
+            lines
+        });
+        let nodes = node_counters
+            .iter()
+            .map(|n| n.load(Ordering::Relaxed))
+            .sum();
+        let best = &lines[0];
+        let best_move = best
+            .pv
+            .first()
+            .copied()
+            .or_else(|| root_moves.first().copied());
+        let ponder_move = best
+            .pv
+            .get(1)
+            .copied()
+            .or_else(|| self.ponder_from_tt(pos, best_move));
+        SearchResult {
+            best_move,
+            ponder_move,
+            score: best.score,
+            depth: best.depth,
+            nodes,
+        }
+    }
+
+    /// When the PV ends after the best move (e.g. a TT cutoff), find a reply to ponder on.
+    fn ponder_from_tt(&self, pos: &Position, best: Option<Move>) -> Option<Move> {
+        let mut board = pos.board.clone();
+        board.play_unchecked(best?);
+        let mv = self.tt.probe(board.hash(), 0)?.mv?;
+        legal_moves(&board).contains(&mv).then_some(mv)
+    }
+}
+
+/// In `go infinite` and `go ponder`, `bestmove` may only be sent after `stop`/`ponderhit`.
+fn wait_for_release(control: &SearchControl, limits: &SearchLimits) {
+    while !control.stop.load(Ordering::SeqCst)
+        && (limits.infinite || control.pondering.load(Ordering::SeqCst))
+    {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// UCI score text: `cp N` or `mate N` (moves, negative when being mated).
+pub fn score_to_uci(score: i32) -> String {
+    if score >= MATE_BOUND {
+        format!("mate {}", (MATE - score + 1) / 2)
+    } else if score <= -MATE_BOUND {
+        format!("mate -{}", (MATE + score) / 2)
+    } else {
+        format!("cp {score}")
+    }
+}

@@ -1,2 +1,386 @@
-//! UCI front end (to be written).
-pub fn run() {}
+//! The UCI front end. The main thread reads commands; a `go` hands the `Searcher` to a
+//! search thread that prints `bestmove` and hands it back, so `isready`, `stop`,
+//! `ponderhit` and `quit` are answered while it thinks.
+
+pub mod command;
+pub mod options;
+
+use std::io::{BufRead, Write};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use cozy_chess::{Board, Move};
+
+use crate::chess::{move_to_uci, parse_uci_move, Position, STARTPOS_FEN};
+use crate::search::{
+    score_to_uci, Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchOptions, Searcher,
+};
+use command::{Command, PositionBase};
+use options::Value;
+
+/// Prints one line to stdout and flushes (GUIs read line by line through pipes).
+pub fn send(line: &str) {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+pub fn info_string(text: &str) {
+    send(&format!("info string {text}"));
+}
+
+fn error(text: &str) {
+    info_string(&format!("error: {text}"));
+}
+
+/// Settings from `setoption` that the search and output need.
+#[derive(Clone, Debug)]
+struct Settings {
+    threads: usize,
+    move_overhead: u64,
+    multipv: usize,
+    chess960: bool,
+    show_wdl: bool,
+}
+
+/// Prints `info` lines for the GUI.
+struct UciReporter {
+    root: Board,
+    chess960: bool,
+    show_wdl: bool,
+}
+
+/// Win/draw/loss per mille for a centipawn score, from a simple logistic model.
+pub fn wdl_from_cp(cp: i32) -> (i32, i32, i32) {
+    let logistic = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let (a, b) = (150.0, 80.0);
+    let cp = cp as f64;
+    let win = (1000.0 * logistic((cp - a) / b)).round() as i32;
+    let loss = (1000.0 * logistic((-cp - a) / b)).round() as i32;
+    (win, 1000 - win - loss, loss)
+}
+
+/// Formats a line of moves, converting castling per the notation in use.
+pub fn format_pv(root: &Board, pv: &[Move], chess960: bool) -> String {
+    let mut board = root.clone();
+    let mut parts = Vec::with_capacity(pv.len());
+    for &mv in pv {
+        if !board.is_legal(mv) {
+            break;
+        }
+        parts.push(move_to_uci(&board, mv, chess960));
+        board.play_unchecked(mv);
+    }
+    parts.join(" ")
+}
+
+impl Reporter for UciReporter {
+    fn iteration(&self, info: &SearchInfo) {
+        let bound = match info.bound {
+            Some(Bound::Lower) => " lowerbound",
+            Some(Bound::Upper) => " upperbound",
+            _ => "",
+        };
+        let wdl = if self.show_wdl {
+            let (w, d, l) = if info.score.abs() >= crate::search::MATE_BOUND {
+                if info.score > 0 {
+                    (1000, 0, 0)
+                } else {
+                    (0, 0, 1000)
+                }
+            } else {
+                wdl_from_cp(info.score)
+            };
+            format!(" wdl {w} {d} {l}")
+        } else {
+            String::new()
+        };
+        let nps = info.nodes * 1000 / info.time_ms.max(1);
+        send(&format!(
+            "info depth {} seldepth {} multipv {} score {}{bound}{wdl} nodes {} nps {nps} hashfull {} time {} pv {}",
+            info.depth,
+            info.seldepth,
+            info.multipv,
+            score_to_uci(info.score),
+            info.nodes,
+            info.hashfull,
+            info.time_ms,
+            format_pv(&self.root, info.pv, self.chess960)
+        ));
+    }
+}
+
+struct Engine {
+    position: Position,
+    settings: Settings,
+    /// Held here while idle; owned by the search thread during a search.
+    searcher: Option<Searcher>,
+    running: Option<JoinHandle<Searcher>>,
+    /// The running search only ends on `stop`/`ponderhit` (go infinite / go ponder).
+    running_unbounded: bool,
+    control: Arc<SearchControl>,
+    hash_mb: usize,
+}
+
+impl Engine {
+    fn new() -> Self {
+        let searcher = Searcher::new(16, 1);
+        let control = Arc::clone(&searcher.control);
+        Engine {
+            position: Position::default(),
+            settings: Settings {
+                threads: 1,
+                move_overhead: 30,
+                multipv: 1,
+                chess960: false,
+                show_wdl: false,
+            },
+            searcher: Some(searcher),
+            running: None,
+            running_unbounded: false,
+            control,
+            hash_mb: 16,
+        }
+    }
+
+    /// Waits for a running search to end (after telling it to stop) and takes the
+    /// searcher back.
+    fn finish_search(&mut self, stop: bool) {
+        if let Some(handle) = self.running.take() {
+            if stop {
+                self.control.stop.store(true, Ordering::SeqCst);
+                self.control.pondering.store(false, Ordering::SeqCst);
+            }
+            match handle.join() {
+                Ok(searcher) => self.searcher = Some(searcher),
+                Err(_) => {
+                    error("search thread panicked; starting with a fresh search state");
+                    let mut s = Searcher::new(self.hash_mb, self.settings.threads);
+                    s.control = Arc::clone(&self.control);
+                    self.searcher = Some(s);
+                }
+            }
+        }
+    }
+
+    fn searcher(&mut self) -> &mut Searcher {
+        self.finish_search(true);
+        self.searcher
+            .as_mut()
+            .expect("searcher is home when no search runs")
+    }
+
+    /// Handles one command; returns false on `quit`.
+    fn handle(&mut self, cmd: Command) -> bool {
+        match cmd {
+            Command::Nothing => {}
+            Command::Uci => {
+                send(&format!("id name {}", crate::engine_name()));
+                send("id author the Rookery developers");
+                for opt in options::OPTIONS {
+                    send(&opt.uci_line());
+                }
+                send("uciok");
+            }
+            Command::IsReady => send("readyok"),
+            Command::UciNewGame => {
+                self.searcher().clear();
+                self.position = Position::default();
+            }
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+            Command::Position { base, moves } => {
+                self.finish_search(true);
+                let fen = match &base {
+                    PositionBase::StartPos => STARTPOS_FEN.to_string(),
+                    PositionBase::Fen(f) => f.clone(),
+                };
+                let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+                match Position::from_fen_and_moves(&fen, &moves) {
+                    Ok(pos) => self.position = pos,
+                    Err(e) => error(&format!("{e}; keeping the previous position")),
+                }
+            }
+            Command::Go {
+                limits,
+                searchmoves,
+                perft,
+            } => self.go(limits, searchmoves, perft),
+            Command::Stop => {
+                self.finish_search(true);
+            }
+            Command::PonderHit => {
+                self.control.pondering.store(false, Ordering::SeqCst);
+            }
+            Command::Quit => {
+                self.finish_search(true);
+                return false;
+            }
+            Command::Display => self.display(),
+            Command::Eval => {
+                let cp = crate::eval::white_cp(&self.position.board);
+                send(&format!("info string eval {cp} cp (White's view)"));
+            }
+            Command::Bench { depth } => {
+                self.finish_search(true);
+                crate::bench::run(depth.unwrap_or(crate::bench::DEFAULT_DEPTH), 16, 1);
+            }
+        }
+        true
+    }
+
+    fn display(&self) {
+        let board = &self.position.board;
+        let mut text = String::new();
+        for rank in cozy_chess::Rank::ALL.iter().rev() {
+            text.push_str(" +---+---+---+---+---+---+---+---+\n |");
+            for file in cozy_chess::File::ALL {
+                let sq = cozy_chess::Square::new(file, *rank);
+                let c = match (board.piece_on(sq), board.color_on(sq)) {
+                    (Some(p), Some(cozy_chess::Color::White)) => char::from(p).to_ascii_uppercase(),
+                    (Some(p), _) => char::from(p),
+                    _ => ' ',
+                };
+                text.push_str(&format!(" {c} |"));
+            }
+            text.push_str(&format!(" {}\n", char::from(*rank)));
+        }
+        text.push_str(" +---+---+---+---+---+---+---+---+\n   a   b   c   d   e   f   g   h\n");
+        print!("{text}");
+        send(&format!("Fen: {board}"));
+        send(&format!("Key: {:016X}", board.hash()));
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let (decl, value) = match options::parse(name, value) {
+            Ok(v) => v,
+            Err(e) => return error(&e),
+        };
+        match (decl.name, value) {
+            ("Hash", Value::Int(mb)) => {
+                self.hash_mb = mb as usize;
+                self.searcher().resize_hash(mb as usize);
+            }
+            ("Clear Hash", _) => self.searcher().clear(),
+            ("Threads", Value::Int(n)) => {
+                self.settings.threads = n as usize;
+                self.searcher().set_threads(n as usize);
+            }
+            ("Move Overhead", Value::Int(ms)) => self.settings.move_overhead = ms as u64,
+            ("MultiPV", Value::Int(n)) => self.settings.multipv = n as usize,
+            ("UCI_Chess960", Value::Bool(b)) => self.settings.chess960 = b,
+            ("UCI_ShowWDL", Value::Bool(b)) => self.settings.show_wdl = b,
+            ("Ponder", _) => {} // the GUI decides when to ponder; nothing to configure
+            ("SyzygyPath", Value::Text(path)) => {
+                if !path.is_empty() && path != "<empty>" {
+                    info_string(
+                        "Rookery does not probe Syzygy tablebases yet; SyzygyPath is ignored",
+                    );
+                }
+            }
+            (other, v) => error(&format!("unhandled option {other} = {v:?}")),
+        }
+    }
+
+    fn go(&mut self, mut limits: SearchLimits, searchmoves: Vec<String>, perft: Option<u32>) {
+        self.finish_search(true);
+        let board = self.position.board.clone();
+        if let Some(depth) = perft {
+            crate::perft::report(&board, depth, true, self.settings.chess960);
+            return;
+        }
+        for text in &searchmoves {
+            match parse_uci_move(&board, text) {
+                Some(mv) => limits.searchmoves.push(mv),
+                None => error(&format!("searchmoves: '{text}' is not legal here; ignored")),
+            }
+        }
+        let unbounded = limits.infinite || limits.ponder;
+        let mut searcher = self.searcher.take().expect("searcher is home");
+        self.control.stop.store(false, Ordering::SeqCst);
+        self.control
+            .pondering
+            .store(limits.ponder, Ordering::SeqCst);
+        let position = self.position.clone();
+        let settings = self.settings.clone();
+        let reporter = UciReporter {
+            root: board.clone(),
+            chess960: settings.chess960,
+            show_wdl: settings.show_wdl,
+        };
+        let options = SearchOptions {
+            multipv: settings.multipv,
+            move_overhead: settings.move_overhead,
+        };
+        let handle = std::thread::Builder::new()
+            .name("search".into())
+            .stack_size(64 << 20)
+            .spawn(move || {
+                let result = searcher.search(&position, &limits, &options, &reporter);
+                let line = match result.best_move {
+                    None => "bestmove 0000".to_string(),
+                    Some(best) => {
+                        let mut text =
+                            format!("bestmove {}", move_to_uci(&board, best, settings.chess960));
+                        if let Some(ponder) = result.ponder_move {
+                            let mut after = board.clone();
+                            after.play_unchecked(best);
+                            if after.is_legal(ponder) {
+                                text.push_str(&format!(
+                                    " ponder {}",
+                                    move_to_uci(&after, ponder, settings.chess960)
+                                ));
+                            }
+                        }
+                        text
+                    }
+                };
+                send(&line);
+                searcher
+            });
+        match handle {
+            Ok(h) => {
+                self.running = Some(h);
+                self.running_unbounded = unbounded;
+            }
+            Err(e) => {
+                error(&format!("could not start the search thread: {e}"));
+                self.searcher = Some(Searcher::new(self.hash_mb, self.settings.threads));
+                self.control = Arc::clone(&self.searcher.as_ref().expect("just set").control);
+                send("bestmove 0000");
+            }
+        }
+    }
+}
+
+/// Runs the UCI loop on stdin/stdout until `quit` or end of input.
+pub fn run() {
+    let mut engine = Engine::new();
+    let stdin = std::io::stdin();
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        match stdin.lock().read_until(b'\n', &mut bytes) {
+            Ok(0) => break, // end of input: behave like quit
+            Ok(_) => {}
+            Err(e) => {
+                error(&format!("could not read input: {e}"));
+                break;
+            }
+        }
+        // Invalid UTF-8 becomes replacement characters, which then fail to parse cleanly.
+        let line = String::from_utf8_lossy(&bytes);
+        match line.trim().parse::<Command>() {
+            Ok(cmd) => {
+                if !engine.handle(cmd) {
+                    break;
+                }
+            }
+            Err(e) => error(&e),
+        }
+    }
+    // End of input: let a bounded search finish and print its move, stop an unbounded one.
+    let unbounded = engine.running_unbounded;
+    engine.finish_search(unbounded);
+}

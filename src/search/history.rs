@@ -1,0 +1,121 @@
+//! Move-ordering statistics learned during search: butterfly history, continuation history
+//! (one and two plies back), capture history, counter moves and killers.
+
+use cozy_chess::{Color, Move, Piece};
+
+use super::MAX_PLY;
+
+pub const HISTORY_MAX: i32 = 16_384;
+
+/// Piece kind and colour packed into 0..12.
+pub fn piece_index(color: Color, piece: Piece) -> usize {
+    color as usize * 6 + piece as usize
+}
+
+/// "Gravity" update: bonuses shrink as a value nears the limit, so entries stay bounded
+/// and recent results weigh more.
+fn apply(entry: &mut i16, bonus: i32) {
+    let v = *entry as i32;
+    let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+    *entry = (v + bonus - v * bonus.abs() / HISTORY_MAX) as i16;
+}
+
+/// Continuation history block for one (previous piece, previous destination).
+pub type ContBlock = [[i16; 64]; 12];
+
+pub struct History {
+    butterfly: Box<[[[i16; 64]; 64]; 2]>,
+    continuation: Vec<ContBlock>, // indexed by piece_index * 64 + to
+    capture: Box<[[[i16; 6]; 64]; 12]>,
+    counter: Box<[[Option<Move>; 64]; 12]>,
+    pub killers: [[Option<Move>; 2]; MAX_PLY + 4],
+}
+
+impl Default for History {
+    fn default() -> Self {
+        History {
+            butterfly: Box::new([[[0; 64]; 64]; 2]),
+            continuation: vec![[[0; 64]; 12]; 12 * 64],
+            capture: Box::new([[[0; 6]; 64]; 12]),
+            counter: Box::new([[None; 64]; 12]),
+            killers: [[None; 2]; MAX_PLY + 4],
+        }
+    }
+}
+
+/// The previous moves a node's continuation history is keyed on: (piece index, to square).
+pub type ContKey = Option<(usize, usize)>;
+
+impl History {
+    pub fn clear(&mut self) {
+        *self = History::default();
+    }
+
+    pub fn quiet(&self, color: Color, mv: Move) -> i32 {
+        self.butterfly[color as usize][mv.from as usize][mv.to as usize] as i32
+    }
+
+    pub fn cont(&self, key: ContKey, piece: usize, to: usize) -> i32 {
+        key.map_or(0, |(p, t)| self.continuation[p * 64 + t][piece][to] as i32)
+    }
+
+    pub fn capture(&self, piece: usize, to: usize, victim: Piece) -> i32 {
+        self.capture[piece][to][victim as usize] as i32
+    }
+
+    pub fn counter(&self, key: ContKey) -> Option<Move> {
+        key.and_then(|(p, t)| self.counter[p][t])
+    }
+
+    /// Rewards the quiet move that caused a cutoff and punishes the quiets tried before it.
+    pub fn update_quiets(
+        &mut self,
+        color: Color,
+        piece_of: impl Fn(Move) -> usize,
+        best: Move,
+        tried: &[Move],
+        conts: [ContKey; 2],
+        depth: i32,
+        ply: usize,
+    ) {
+        let bonus = super::params::history_bonus(depth);
+        for &mv in tried {
+            let b = if mv == best { bonus } else { -bonus };
+            apply(
+                &mut self.butterfly[color as usize][mv.from as usize][mv.to as usize],
+                b,
+            );
+            let piece = piece_of(mv);
+            for (p, t) in conts.iter().flatten() {
+                apply(&mut self.continuation[p * 64 + t][piece][mv.to as usize], b);
+            }
+        }
+        let killers = &mut self.killers[ply];
+        if killers[0] != Some(best) {
+            killers[1] = killers[0];
+            killers[0] = Some(best);
+        }
+        if let Some((p, t)) = conts[0] {
+            self.counter[p][t] = Some(best);
+        }
+    }
+
+    /// Capture history: (moving piece, to, victim) rewarded for the cutoff capture,
+    /// punished for captures tried before it.
+    pub fn update_captures(
+        &mut self,
+        best: Option<(usize, usize, Piece)>,
+        tried: &[(usize, usize, Piece)],
+        depth: i32,
+    ) {
+        let bonus = super::params::history_bonus(depth);
+        for &(p, t, v) in tried {
+            let b = if Some((p, t, v)) == best {
+                bonus
+            } else {
+                -bonus
+            };
+            apply(&mut self.capture[p][t][v as usize], b);
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! Search limits from `go` and the time manager that turns clocks into a soft limit
+//! (don't start another iteration after it) and a hard limit (abort the search).
+
+use cozy_chess::{Color, Move};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug, Default)]
+pub struct SearchLimits {
+    pub wtime: Option<u64>,
+    pub btime: Option<u64>,
+    pub winc: Option<u64>,
+    pub binc: Option<u64>,
+    pub movestogo: Option<u64>,
+    pub movetime: Option<u64>,
+    pub depth: Option<i32>,
+    pub nodes: Option<u64>,
+    pub mate: Option<i32>,
+    pub infinite: bool,
+    pub ponder: bool,
+    pub searchmoves: Vec<Move>,
+}
+
+impl SearchLimits {
+    pub fn depth(depth: i32) -> Self {
+        SearchLimits {
+            depth: Some(depth),
+            ..Default::default()
+        }
+    }
+
+    /// True when the search should run until told to stop.
+    pub fn is_infinite(&self) -> bool {
+        self.infinite
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct TimeManager {
+    start: Instant,
+    soft: Option<Duration>,
+    hard: Option<Duration>,
+}
+
+impl TimeManager {
+    pub fn new(limits: &SearchLimits, us: Color, move_overhead: u64) -> Self {
+        let start = Instant::now();
+        let (soft, hard) = Self::budget(limits, us, move_overhead);
+        TimeManager {
+            start,
+            soft: soft.map(Duration::from_millis),
+            hard: hard.map(Duration::from_millis),
+        }
+    }
+
+    /// (soft, hard) in milliseconds; `None` means unlimited.
+    fn budget(limits: &SearchLimits, us: Color, overhead: u64) -> (Option<u64>, Option<u64>) {
+        if let Some(movetime) = limits.movetime {
+            let t = movetime.saturating_sub(overhead).max(1);
+            return (Some(t), Some(t));
+        }
+        let (time, inc) = match us {
+            Color::White => (limits.wtime, limits.winc.unwrap_or(0)),
+            Color::Black => (limits.btime, limits.binc.unwrap_or(0)),
+        };
+        let Some(time) = time else {
+            return (None, None);
+        };
+        // Never plan to use the overhead or the last few milliseconds.
+        let left = time.saturating_sub(overhead).max(1);
+        let moves_to_go = limits.movestogo.unwrap_or(25).clamp(1, 50);
+        let base = left / moves_to_go + inc * 3 / 4;
+        let hard_cap = if moves_to_go == 1 {
+            left * 8 / 10
+        } else {
+            left * 4 / 10
+        };
+        let hard = (base * 4).min(hard_cap).max(1);
+        let soft = (base * 6 / 10).min(hard).max(1);
+        (Some(soft), Some(hard))
+    }
+
+    /// Restart the clock (after `ponderhit` our own clock starts running).
+    pub fn restart(&mut self) {
+        self.start = Instant::now();
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    pub fn elapsed_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// Abort the running iteration?
+    pub fn hard_expired(&self) -> bool {
+        self.hard.is_some_and(|h| self.start.elapsed() >= h)
+    }
+
+    /// Skip the next iteration? `scale` stretches the soft limit (unstable best move → >1).
+    pub fn soft_expired(&self, scale: f64) -> bool {
+        self.soft
+            .is_some_and(|s| self.start.elapsed().as_secs_f64() >= s.as_secs_f64() * scale)
+    }
+
+    pub fn is_timed(&self) -> bool {
+        self.hard.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_stays_inside_the_clock() {
+        for (time, inc, mtg) in [
+            (1000, 10, None),
+            (60_000, 0, None),
+            (50, 0, None),
+            (5000, 0, Some(1)),
+            (300, 100, None),
+        ] {
+            let limits = SearchLimits {
+                wtime: Some(time),
+                winc: Some(inc),
+                movestogo: mtg,
+                ..Default::default()
+            };
+            let (soft, hard) = TimeManager::budget(&limits, Color::White, 30);
+            let (soft, hard) = (soft.unwrap(), hard.unwrap());
+            assert!(soft <= hard, "{time} {inc}: {soft} > {hard}");
+            assert!(hard < time.max(2), "{time} {inc}: hard {hard}");
+        }
+    }
+
+    #[test]
+    fn movetime_is_exact_minus_overhead() {
+        let limits = SearchLimits {
+            movetime: Some(1000),
+            ..Default::default()
+        };
+        assert_eq!(
+            TimeManager::budget(&limits, Color::Black, 30),
+            (Some(970), Some(970))
+        );
+    }
+}

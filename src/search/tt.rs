@@ -1,0 +1,233 @@
+//! Transposition table shared by all search threads.
+//!
+//! Lock-free: each slot is two `AtomicU64`s, the key stored XOR-ed with the data so a torn
+//! write from another thread reads back as a miss instead of a wrong entry (the scheme
+//! Hyatt described for Crafty). Replacement prefers deeper entries from the current search
+//! and always lets a new search (a new age) overwrite old results.
+
+use cozy_chess::{Move, Piece, Square};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+use super::{MATE_BOUND, MAX_PLY};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Upper = 1,
+    Lower = 2,
+    Exact = 3,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct TtEntry {
+    pub mv: Option<Move>,
+    pub score: i32,
+    pub eval: i32,
+    pub depth: i32,
+    pub bound: Bound,
+}
+
+#[derive(Default)]
+struct Slot {
+    key_xor_data: AtomicU64,
+    data: AtomicU64,
+}
+
+pub struct TranspositionTable {
+    slots: Vec<Slot>,
+    age: AtomicU8,
+}
+
+/// Packs a move into 16 bits: from (6) | to (6) | promotion piece + 1 (3); 0 means none.
+pub fn pack_move(mv: Option<Move>) -> u64 {
+    match mv {
+        None => 0,
+        Some(mv) => {
+            let promo = mv.promotion.map_or(0, |p| p as u64 + 1);
+            mv.from as u64 | (mv.to as u64) << 6 | promo << 12
+        }
+    }
+}
+
+pub fn unpack_move(bits: u64) -> Option<Move> {
+    if bits & 0xFFFF == 0 {
+        return None;
+    }
+    let from = Square::index((bits & 63) as usize);
+    let to = Square::index(((bits >> 6) & 63) as usize);
+    let promotion = match (bits >> 12) & 7 {
+        0 => None,
+        p => Some(Piece::index(p as usize - 1)),
+    };
+    Some(Move {
+        from,
+        to,
+        promotion,
+    })
+}
+
+/// Mate scores are stored relative to the node, not the root, so they stay right when the
+/// same position is reached at another ply.
+pub fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+pub fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+impl TranspositionTable {
+    pub fn new(megabytes: usize) -> Self {
+        let count = (megabytes.max(1) * 1024 * 1024) / std::mem::size_of::<Slot>();
+        let mut slots = Vec::with_capacity(count);
+        slots.resize_with(count, Slot::default);
+        TranspositionTable {
+            slots,
+            age: AtomicU8::new(0),
+        }
+    }
+
+    pub fn clear(&self) {
+        for slot in &self.slots {
+            slot.key_xor_data.store(0, Ordering::Relaxed);
+            slot.data.store(0, Ordering::Relaxed);
+        }
+        self.age.store(0, Ordering::Relaxed);
+    }
+
+    /// Called once per `go`: entries from earlier searches become preferred victims.
+    pub fn new_search(&self) {
+        self.age.store(
+            (self.age.load(Ordering::Relaxed) + 1) & 63,
+            Ordering::Relaxed,
+        );
+    }
+
+    fn index(&self, key: u64) -> usize {
+        // Multiply-shift maps the key uniformly onto the table without a modulo.
+        ((key as u128 * self.slots.len() as u128) >> 64) as usize
+    }
+
+    pub fn prefetch(&self, _key: u64) {}
+
+    pub fn probe(&self, key: u64, ply: usize) -> Option<TtEntry> {
+        let slot = &self.slots[self.index(key)];
+        let data = slot.data.load(Ordering::Relaxed);
+        if slot.key_xor_data.load(Ordering::Relaxed) ^ data != key || data == 0 {
+            return None;
+        }
+        let bound = match (data >> 56) & 3 {
+            1 => Bound::Upper,
+            2 => Bound::Lower,
+            3 => Bound::Exact,
+            _ => return None,
+        };
+        Some(TtEntry {
+            mv: unpack_move(data),
+            score: score_from_tt((data >> 16) as u16 as i16 as i32, ply),
+            eval: (data >> 32) as u16 as i16 as i32,
+            depth: ((data >> 48) & 0xFF) as i32,
+            bound,
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(
+        &self,
+        key: u64,
+        mv: Option<Move>,
+        score: i32,
+        eval: i32,
+        depth: i32,
+        bound: Bound,
+        ply: usize,
+    ) {
+        let slot = &self.slots[self.index(key)];
+        let age = self.age.load(Ordering::Relaxed) as u64;
+        let old_data = slot.data.load(Ordering::Relaxed);
+        let old_key = slot.key_xor_data.load(Ordering::Relaxed) ^ old_data;
+        let same = old_key == key;
+        let old_depth = ((old_data >> 48) & 0xFF) as i32;
+        let old_age = (old_data >> 58) & 63;
+        if same && bound != Bound::Exact && depth + 4 <= old_depth && old_age == age {
+            return;
+        }
+        if !same
+            && old_age == age
+            && old_data != 0
+            && depth + 2 < old_depth
+            && bound != Bound::Exact
+        {
+            return;
+        }
+        // Keep the old move when the new result has none for the same position.
+        let mv_bits = if mv.is_none() && same {
+            old_data & 0xFFFF
+        } else {
+            pack_move(mv)
+        };
+        let depth = depth.clamp(0, MAX_PLY as i32) as u64;
+        let data = mv_bits
+            | (score_to_tt(score, ply) as i16 as u16 as u64) << 16
+            | (eval as i16 as u16 as u64) << 32
+            | depth << 48
+            | (bound as u64) << 56
+            | age << 58;
+        slot.data.store(data, Ordering::Relaxed);
+        slot.key_xor_data.store(key ^ data, Ordering::Relaxed);
+    }
+
+    /// Permille of the first thousand slots filled by the current search (UCI `hashfull`).
+    pub fn hashfull(&self) -> usize {
+        let age = self.age.load(Ordering::Relaxed) as u64;
+        self.slots
+            .iter()
+            .take(1000)
+            .filter(|s| {
+                let d = s.data.load(Ordering::Relaxed);
+                d != 0 && (d >> 58) & 63 == age
+            })
+            .count()
+            * 1000
+            / self.slots.len().min(1000)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_and_probe_round_trip() {
+        let tt = TranspositionTable::new(1);
+        let mv: Move = "e7e8q".parse().unwrap();
+        tt.store(0xDEAD_BEEF, Some(mv), -123, 45, 7, Bound::Lower, 3);
+        let e = tt.probe(0xDEAD_BEEF, 3).unwrap();
+        assert_eq!(e.mv, Some(mv));
+        assert_eq!(
+            (e.score, e.eval, e.depth, e.bound),
+            (-123, 45, 7, Bound::Lower)
+        );
+        assert!(tt.probe(0xDEAD_BEEE, 3).is_none());
+    }
+
+    #[test]
+    fn mate_scores_are_ply_relative() {
+        let tt = TranspositionTable::new(1);
+        let mate_in_3_from_root = super::super::MATE - 5;
+        tt.store(42, None, mate_in_3_from_root, 0, 5, Bound::Exact, 2);
+        // Seen two plies closer to the root, the mate is two plies further away.
+        assert_eq!(tt.probe(42, 0).unwrap().score, mate_in_3_from_root + 2);
+    }
+}
