@@ -229,9 +229,6 @@ impl<'a> SearchThread<'a> {
             }
         }
         self.publish_nodes();
-        if self.is_main() {
-            self.shared.control.stop.store(true, Ordering::SeqCst);
-        }
         lines
     }
 
