@@ -15,8 +15,11 @@ import random
 import subprocess
 import sys
 
-import chess
-import chess.polyglot
+try:
+    import chess
+    import chess.polyglot
+except ImportError:
+    sys.exit("check_book.py needs python-chess: pip install chess")
 
 FIXED_LINES = [
     [],
@@ -52,6 +55,14 @@ def rookery_probe(binary, book, moves=None, fen=None):
             uci, weight = line.split()
             result.append((uci, int(weight)))
     return sorted(result)
+
+
+def rookery_probe_builtin(binary, moves):
+    cmd = [binary, "book", "probe", "--raw"] + (["--moves"] + moves if moves else [])
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {out.stderr.strip()}")
+    return sorted((l.split()[0], int(l.split()[1])) for l in out.stdout.splitlines() if l.strip())
 
 
 def python_probe(reader, board):
@@ -125,6 +136,16 @@ def main():
             if got != expected:
                 failures += 1
                 print(f"MISMATCH for FEN {board.fen()}\n  python-chess: {expected}\n  rookery:      {got}")
+
+        # The book embedded in the binary should be this file (else: rebuild the binary).
+        for moves in samples[:3]:
+            expected = python_probe(reader, board_after(moves))
+            got = rookery_probe_builtin(args.bin, moves)
+            checked += 1
+            if got != expected:
+                failures += 1
+                print(f"MISMATCH (built-in book) after {' '.join(moves) or '(start)'}: the binary embeds "
+                      f"a different book than {args.book}\n  file:     {expected}\n  built-in: {got}")
 
     print(f"checked {checked} positions ({nonempty} with book moves), {len(keys)} entries, {failures} mismatches")
     if nonempty < 10:
