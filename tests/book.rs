@@ -82,6 +82,16 @@ fn en_passant_counted_only_with_an_adjacent_pawn() {
 }
 
 #[test]
+fn en_passant_is_pseudo_legal_as_in_the_spec() {
+    // The e5 pawn is pinned along the fifth rank, so exd6 is illegal, but Polyglot counts
+    // the ep file anyway (values from python-chess `chess.polyglot.zobrist_hash`).
+    let pinned = parse_fen("4k3/8/8/r2pP2K/8/8/8/8 w - d6 0 2").unwrap();
+    assert_eq!(polyglot_key(&pinned), 0x6a40b34573bd36b6);
+    let no_ep = parse_fen("4k3/8/8/r2pP2K/8/8/8/8 w - - 0 2").unwrap();
+    assert_eq!(polyglot_key(&no_ep), 0x76d96d964f05a617);
+}
+
+#[test]
 fn move_encoding_castling_and_promotion() {
     let board = parse_fen("r3k2r/1P6/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
     let castle = parse_uci_move(&board, "e1g1").unwrap();
