@@ -6,11 +6,13 @@ for a sample of positions (start, 1.e4, 1.d4, some deeper named lines, castled
 positions, random weighted walks through the book), compares the (move, weight) lists
 with what `rookery book probe --raw` prints. Exits non-zero on any mismatch.
 
-Usage: python3 scripts/check_book.py [--bin target/release/rookery] [--book book/lichess.bin]
+Usage: python3 scripts/check_book.py [BINARY | --bin BINARY] [--book book/lichess.bin]
+(BINARY defaults to <repo>/target/release/rookery, the book to <repo>/book/lichess.bin.)
 Needs python-chess (pip install chess).
 """
 
 import argparse
+import os
 import random
 import subprocess
 import sys
@@ -20,6 +22,8 @@ try:
     import chess.polyglot
 except ImportError:
     sys.exit("check_book.py needs python-chess: pip install chess")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 FIXED_LINES = [
     [],
@@ -78,12 +82,15 @@ def board_after(moves):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bin", default="target/release/rookery", help="rookery binary")
-    ap.add_argument("--book", default="book/lichess.bin", help="Polyglot book to check")
+    ap.add_argument("binary", nargs="?", help="rookery binary (same as --bin)")
+    ap.add_argument("--bin", default=os.path.join(ROOT, "target/release/rookery"), help="rookery binary")
+    ap.add_argument("--book", default=os.path.join(ROOT, "book/lichess.bin"), help="Polyglot book to check")
     ap.add_argument("--walks", type=int, default=40, help="random walks through the book")
     ap.add_argument("--depth", type=int, default=30, help="maximum plies per walk")
     ap.add_argument("--seed", type=int, default=20261122)
     args = ap.parse_args()
+    if args.binary:
+        args.bin = args.binary
 
     rng = random.Random(args.seed)
     failures = 0
