@@ -128,23 +128,32 @@ pub struct Position {
     pub board: Board,
     /// Hashes of earlier positions (oldest first), not including `board`.
     pub history: Vec<u64>,
+    /// Where the game record starts (start position or the `position fen`).
+    pub start: Board,
+    /// Every move played from `start` (for opening names).
+    pub moves: Vec<Move>,
 }
 
 impl Default for Position {
     fn default() -> Self {
-        Position {
-            board: Board::default(),
-            history: Vec::new(),
-        }
+        Position::new(Board::default())
     }
 }
 
 impl Position {
     pub fn new(board: Board) -> Self {
         Position {
+            start: board.clone(),
             board,
             history: Vec::new(),
+            moves: Vec::new(),
         }
+    }
+
+    /// Plies since the start of the game, from the fullmove counter (works for FENs too).
+    pub fn game_ply(&self) -> usize {
+        let full = self.board.fullmove_number().max(1) as usize;
+        2 * (full - 1) + (self.board.side_to_move() == Color::Black) as usize
     }
 
     /// Builds a position from a FEN and a list of UCI moves; fails on the first illegal move.
@@ -161,6 +170,7 @@ impl Position {
     /// Plays a legal move, recording the previous position for repetition checks.
     pub fn play(&mut self, mv: Move) {
         self.history.push(self.board.hash());
+        self.moves.push(mv);
         self.board.play_unchecked(mv);
         if self.board.halfmove_clock() == 0 {
             self.history.clear();

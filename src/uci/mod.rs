@@ -12,6 +12,7 @@ use std::thread::JoinHandle;
 
 use cozy_chess::{Board, Move};
 
+use crate::book::{default_book, default_names, Book};
 use crate::chess::{move_to_uci, parse_uci_move, Position, STARTPOS_FEN};
 use crate::search::{
     score_to_uci, Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchOptions, Searcher,
@@ -43,6 +44,9 @@ struct Settings {
     multipv: usize,
     chess960: bool,
     show_wdl: bool,
+    own_book: bool,
+    book_depth: usize,
+    book_temperature: f64,
 }
 
 /// Prints `info` lines for the GUI.
@@ -122,6 +126,8 @@ struct Engine {
     running_unbounded: bool,
     control: Arc<SearchControl>,
     hash_mb: usize,
+    /// A book loaded with `BookFile`; `None` means the embedded default book.
+    custom_book: Option<Book>,
 }
 
 impl Engine {
@@ -136,7 +142,11 @@ impl Engine {
                 multipv: 1,
                 chess960: false,
                 show_wdl: false,
+                own_book: true,
+                book_depth: 20,
+                book_temperature: 0.75,
             },
+            custom_book: None,
             searcher: Some(searcher),
             running: None,
             running_unbounded: false,
@@ -279,6 +289,32 @@ impl Engine {
                     );
                 }
             }
+            ("OwnBook", Value::Bool(b)) => self.settings.own_book = b,
+            ("BookDepth", Value::Int(n)) => self.settings.book_depth = n as usize,
+            ("BookTemperature", Value::Text(t)) => match t.parse::<f64>() {
+                Ok(x) if (0.0..=100.0).contains(&x) => self.settings.book_temperature = x,
+                _ => error(&format!(
+                    "BookTemperature must be a number in 0..=100, got '{t}'"
+                )),
+            },
+            ("BookFile", Value::Text(path)) => {
+                if path.is_empty() || path == "<empty>" {
+                    self.custom_book = None;
+                    info_string("using the embedded book");
+                } else {
+                    match Book::load_file(&path) {
+                        Ok(book) => {
+                            info_string(&format!(
+                                "loaded book {path}: {} entries, {} positions",
+                                book.len(),
+                                book.positions()
+                            ));
+                            self.custom_book = Some(book);
+                        }
+                        Err(e) => error(&format!("{e}; keeping the previous book")),
+                    }
+                }
+            }
             (other, v) => error(&format!("unhandled option {other} = {v:?}")),
         }
     }
@@ -297,6 +333,19 @@ impl Engine {
             }
         }
         let unbounded = limits.infinite || limits.ponder;
+        if let Some(mv) = self.book_move(&limits) {
+            let name = default_names()
+                .name_for_game(
+                    &self.position.start,
+                    &[self.position.moves.as_slice(), &[mv]].concat(),
+                )
+                .map(|(eco, name)| format!(" ({eco} {name})"))
+                .unwrap_or_default();
+            let text = move_to_uci(&board, mv, self.settings.chess960);
+            info_string(&format!("book move {text}{name}"));
+            send(&format!("bestmove {text}"));
+            return;
+        }
         let mut searcher = self.searcher.take().expect("searcher is home");
         self.control.stop.store(false, Ordering::SeqCst);
         self.control
@@ -351,6 +400,33 @@ impl Engine {
                 send("bestmove 0000");
             }
         }
+    }
+}
+
+impl Engine {
+    /// A move from the opening book, when the book applies: `OwnBook` on, within
+    /// `BookDepth`, a game-like `go` (clock, movetime or no limit — never infinite, ponder,
+    /// depth, nodes or mate searches, which ask for analysis) and allowed by `searchmoves`.
+    fn book_move(&self, limits: &SearchLimits) -> Option<Move> {
+        let analysis = limits.infinite
+            || limits.ponder
+            || limits.depth.is_some()
+            || limits.nodes.is_some()
+            || limits.mate.is_some();
+        if !self.settings.own_book
+            || analysis
+            || self.position.game_ply() >= self.settings.book_depth
+        {
+            return None;
+        }
+        let book = self.custom_book.as_ref().unwrap_or_else(|| default_book());
+        let choice = book.choose(
+            &self.position.board,
+            self.settings.book_temperature,
+            &mut rand::thread_rng(),
+        )?;
+        let allowed = limits.searchmoves.is_empty() || limits.searchmoves.contains(&choice.mv);
+        allowed.then_some(choice.mv)
     }
 }
 

@@ -66,6 +66,26 @@ pub const OPTIONS: &[OptionDecl] = &[
         name: "SyzygyPath",
         kind: Kind::Text { default: "<empty>" },
     },
+    OptionDecl {
+        name: "OwnBook",
+        kind: Kind::Check { default: true },
+    },
+    OptionDecl {
+        name: "BookFile",
+        kind: Kind::Text { default: "<empty>" },
+    },
+    OptionDecl {
+        name: "BookDepth",
+        kind: Kind::Spin {
+            default: 20,
+            min: 0,
+            max: 400,
+        },
+    },
+    OptionDecl {
+        name: "BookTemperature",
+        kind: Kind::Text { default: "0.75" },
+    },
 ];
 
 impl OptionDecl {
