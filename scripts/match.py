@@ -91,7 +91,9 @@ def trinomial_stats(wins: int, draws: int, losses: int) -> Dict[str, float]:
         return {"n": 0, "score": math.nan, "elo": math.nan, "err": math.nan, "lo": math.nan, "hi": math.nan}
     se = math.sqrt(var / n)
     elo, lo, hi = _elo_interval(mean, se)
-    return {"n": n, "score": mean, "elo": elo, "lo": lo, "hi": hi, "err": (hi - lo) / 2.0}
+    # Zero variance (e.g. every pair 1-1) gives no usable error bar: report nan, not 0.
+    err = (hi - lo) / 2.0 if var > 0 else math.nan
+    return {"n": n, "score": mean, "elo": elo, "lo": lo, "hi": hi, "err": err}
 
 
 def pentanomial_stats(penta: Sequence[int]) -> Dict[str, float]:
@@ -108,7 +110,9 @@ def pentanomial_stats(penta: Sequence[int]) -> Dict[str, float]:
         return {"n": 0, "score": math.nan, "elo": math.nan, "err": math.nan, "lo": math.nan, "hi": math.nan}
     se = math.sqrt(var / n)
     elo, lo, hi = _elo_interval(mean, se)
-    return {"n": n, "score": mean, "elo": elo, "lo": lo, "hi": hi, "err": (hi - lo) / 2.0}
+    # Zero variance (e.g. every pair 1-1) gives no usable error bar: report nan, not 0.
+    err = (hi - lo) / 2.0 if var > 0 else math.nan
+    return {"n": n, "score": mean, "elo": elo, "lo": lo, "hi": hi, "err": err}
 
 
 def los(wins: int, losses: int) -> float:
@@ -123,29 +127,85 @@ def sprt_bounds(alpha: float, beta: float) -> Tuple[float, float]:
     return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
 
 
+def _regularize(counts: Sequence[float]) -> List[float]:
+    # Zero buckets get 1e-3 pseudo-counts (as fishtest/OpenBench do) so that no
+    # outcome has probability 0 and the variance never vanishes.
+    return [max(1e-3, float(c)) for c in counts]
+
+
 def _llr_normal(values: Sequence[float], counts: Sequence[float], elo0: float, elo1: float) -> float:
     """GSPRT log-likelihood ratio, normal approximation (logistic Elo bounds).
 
-    LLR = N * (s1 - s0) * (2*mean - s0 - s1) / (2 * var), the approximation by
-    M. Van den Bergh used by fishtest/OpenBench. Zero buckets are regularised
-    with 1e-3 pseudo-counts (as OpenBench does) so the variance never vanishes.
+    LLR = N * (s1 - s0) * (2*mean - s0 - s1) / (2 * var), M. Van den Bergh's
+    approximation as used by OpenBench. Degenerate for very small samples
+    (tiny variance gives a huge LLR), see _llr_exact.
     """
     if sum(counts) == 0:
         return 0.0
-    reg = [max(1e-3, float(c)) for c in counts]
-    n, mean, var = _mean_var(values, reg)
+    n, mean, var = _mean_var(values, _regularize(counts))
     if var <= 0:
         return 0.0
     s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
     return n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
 
 
-def llr_trinomial(wins: int, draws: int, losses: int, elo0: float, elo1: float) -> float:
-    return _llr_normal((1.0, 0.5, 0.0), (wins, draws, losses), elo0, elo1)
+def _mle_constrained(values: Sequence[float], probs: Sequence[float], s: float) -> List[float]:
+    """Distribution q maximising sum(p_i log q_i) subject to sum(q_i v_i) = s.
+
+    q_i = p_i / (1 + x (v_i - s)), with x the root of sum(p_i (v_i - s) / (1 + x (v_i - s))) = 0
+    (monotone decreasing in x on the interval where every denominator is positive).
+    """
+    d = [v - s for v in values]
+    dmax, dmin = max(d), min(d)
+    if dmax <= 0 or dmin >= 0:  # s outside the range of values; cannot happen for 0 < s < 1
+        return list(probs)
+    lo, hi = -1.0 / dmax, -1.0 / dmin
+    eps = 1e-12 * (hi - lo)
+    lo, hi = lo + eps, hi - eps
+
+    def f(x: float) -> float:
+        return sum(p * di / (1.0 + x * di) for p, di in zip(probs, d))
+
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if f(mid) > 0:
+            lo = mid
+        else:
+            hi = mid
+    x = (lo + hi) / 2.0
+    q = [p / (1.0 + x * di) for p, di in zip(probs, d)]
+    t = sum(q)
+    return [qi / t for qi in q]
 
 
-def llr_pentanomial(penta: Sequence[int], elo0: float, elo1: float) -> float:
-    return _llr_normal(PENTA_VALUES, penta, elo0, elo1)
+def _llr_exact(values: Sequence[float], counts: Sequence[float], elo0: float, elo1: float) -> float:
+    """Generalised SPRT log-likelihood ratio as computed by fishtest (LLR_logistic).
+
+    The outcome distribution under H0 / H1 is the maximum-likelihood
+    distribution whose expected score is s0 / s1 (logistic Elo bounds), and
+    LLR = N * sum(p_i * ln(q1_i / q0_i)) with p the (regularised) observed
+    frequencies. Agrees with the normal approximation for large N but stays
+    sane for a handful of games.
+    """
+    if sum(counts) == 0:
+        return 0.0
+    reg = _regularize(counts)
+    n = sum(reg)
+    p = [c / n for c in reg]
+    s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
+    q0 = _mle_constrained(values, p, s0)
+    q1 = _mle_constrained(values, p, s1)
+    return n * sum(pi * math.log(b / a) for pi, a, b in zip(p, q0, q1))
+
+
+def llr_trinomial(wins: int, draws: int, losses: int, elo0: float, elo1: float, exact: bool = True) -> float:
+    f = _llr_exact if exact else _llr_normal
+    return f((1.0, 0.5, 0.0), (wins, draws, losses), elo0, elo1)
+
+
+def llr_pentanomial(penta: Sequence[int], elo0: float, elo1: float, exact: bool = True) -> float:
+    f = _llr_exact if exact else _llr_normal
+    return f(PENTA_VALUES, penta, elo0, elo1)
 
 
 def estimate_rating(records: Sequence[Tuple[float, float, float]]) -> Optional[Dict[str, float]]:
@@ -836,7 +896,7 @@ class Match:
 
     def llr(self) -> float:
         e0, e1 = self.args.sprt
-        return llr_pentanomial(self.penta, e0, e1)
+        return llr_pentanomial(self.penta, e0, e1, exact=not self.args.sprt_normal)
 
     def progress_line(self, gr: GameResult) -> str:
         w, d, l = self.wdl
@@ -1128,11 +1188,15 @@ STATISTICS
   pentanomial: game pairs (same opening, both colours) are the independent
   unit, score variance estimated from the 5 pair outcomes; the interval
   score +/- 1.96*SE is mapped to Elo and half its width is printed. The
-  trinomial (per-game) figure is printed too. SPRT uses the GSPRT normal
-  approximation on pentanomial pair results (as fishtest/OpenBench do) with
-  logistic Elo bounds elo0/elo1; LLR bounds are ln(beta/(1-alpha)) and
-  ln((1-beta)/alpha). When the LLR crosses a bound no new games are started;
-  games already running still finish and are counted in the final totals.
+  trinomial (per-game) figure is printed too. SPRT is the generalised SPRT on
+  pentanomial pair results with logistic Elo bounds elo0/elo1, computed as
+  fishtest does (LLR = N * sum p_i ln(q1_i/q0_i), q0/q1 the max-likelihood
+  outcome distributions with expected score s0/s1); for large N this equals
+  the normal approximation N*(s1-s0)*(2*mean-s0-s1)/(2*var) used by OpenBench
+  (--sprt-normal selects that one; it is unreliable for a few games). LLR
+  bounds are ln(beta/(1-alpha)) and ln((1-beta)/alpha). Only completed pairs
+  count. When the LLR crosses a bound no new games are started; games already
+  running still finish and are counted in the final totals.
 
 EXAMPLES
   scripts/match.py rookery stockfish:1500 --tc 10+0.1 --games 100 -c 2 --pgn sf1500.pgn
@@ -1195,6 +1259,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
                    help="run a sequential test of H0: elo=ELO0 vs H1: elo=ELO1 (logistic Elo); "
                         "--games is the maximum (default 20000 with --sprt)")
+    s.add_argument("--sprt-normal", action="store_true",
+                   help="use the normal-approximation LLR (OpenBench) instead of fishtest's exact GSPRT")
     s.add_argument("--alpha", type=float, default=0.05, help="type I error (default 0.05)")
     s.add_argument("--beta", type=float, default=0.05, help="type II error (default 0.05)")
     r = p.add_argument_group("output")
