@@ -505,6 +505,7 @@ class EngineHandle:
             kwargs["stderr"] = self.stderr
         self.transport, self.protocol = await asyncio.wait_for(
             chess.engine.popen_uci(self.spec.cmd, setpgrp=True, **kwargs), timeout)
+        self._instrument()
         cfg = {}
         for k, v in self.spec.soft_options.items():
             if k in self.protocol.options:
@@ -516,6 +517,51 @@ class EngineHandle:
         if cfg:
             await asyncio.wait_for(self.protocol.configure(cfg), timeout)
         await asyncio.wait_for(self.protocol.ping(), timeout)
+
+    def _instrument(self) -> None:
+        """Timestamp the 'go' line we write and the pipe read that carries 'bestmove'.
+
+        The move time charged to the clock is then the time between those two
+        events (what the engine itself can observe), excluding python-chess's
+        own work before 'go' and after 'bestmove' (board copies, info parsing).
+        If the hooks cannot be installed (python-chess internals changed) the
+        caller falls back to the wall time of the whole play() call.
+        """
+        p = self.protocol
+        self.t_go: Optional[float] = None
+        self.t_best: Optional[float] = None
+        self._t_recv: Optional[float] = None
+        try:
+            orig_pdr, orig_lr, orig_send = p.pipe_data_received, p._line_received, p.send_line
+        except AttributeError:
+            return
+
+        def pipe_data_received(fd, data):
+            self._t_recv = time.perf_counter()
+            orig_pdr(fd, data)
+
+        def line_received(line):
+            if line.startswith("bestmove"):
+                self.t_best = self._t_recv
+            orig_lr(line)
+
+        def send_line(line):
+            orig_send(line)
+            if line.startswith("go"):
+                self.t_go = time.perf_counter()
+
+        p.pipe_data_received = pipe_data_received
+        p._line_received = line_received
+        p.send_line = send_line
+
+    def reset_timer(self) -> None:
+        self.t_go = self.t_best = None
+
+    def move_time(self, fallback: float) -> float:
+        """Seconds from 'go' to 'bestmove' of the last play(), else fallback."""
+        if self.t_go is not None and self.t_best is not None and self.t_best >= self.t_go:
+            return self.t_best - self.t_go
+        return fallback
 
     @property
     def alive(self) -> bool:
@@ -659,6 +705,7 @@ async def play_game(task: GameTask, engines: List[EngineHandle], specs: List[Eng
         else:
             wait = st.stall_timeout
 
+        eng.reset_timer()
         t0 = time.perf_counter()
         try:
             res = await asyncio.wait_for(eng.protocol.play(board, limit, game=game_id, info=info_sel), wait)
@@ -678,7 +725,7 @@ async def play_game(task: GameTask, engines: List[EngineHandle], specs: List[Eng
             finish(loss_for(color), "illegal move", "%s (%s) makes an illegal move: %s" % (
                 color_name[color], specs[idx].name, err))
             break
-        elapsed = time.perf_counter() - t0
+        elapsed = eng.move_time(time.perf_counter() - t0)
         mv = res.move
         if mv is None or not board.is_legal(mv):
             errors[idx] = "illegal move"
@@ -689,10 +736,10 @@ async def play_game(task: GameTask, engines: List[EngineHandle], specs: List[Eng
             errors[idx] = "time forfeit"
             # FIDE 6.9: draw if the opponent cannot possibly checkmate.
             if board.has_insufficient_material(not color):
-                finish("1/2-1/2", "time forfeit", "%s (%s) loses on time (%.3fs > %.3fs) but %s cannot mate" % (
+                finish("1/2-1/2", "time forfeit", "%s (%s) loses on time (%.4fs > %.4fs) but %s cannot mate" % (
                     color_name[color], specs[idx].name, elapsed, deadline, color_name[not color]))
             else:
-                finish(loss_for(color), "time forfeit", "%s (%s) loses on time (%.3fs > %.3fs)" % (
+                finish(loss_for(color), "time forfeit", "%s (%s) loses on time (%.4fs > %.4fs)" % (
                     color_name[color], specs[idx].name, elapsed, deadline))
             break
         if st.tc:
@@ -1156,9 +1203,10 @@ GAMES AND OPENINGS
   order from --start, or in a --shuffle'd order (reproducible with --seed).
 
 CLOCKS AND FORFEITS
-  With --tc the script keeps the clocks: the wall time of each engine.play()
-  call (UCI 'position'+'go' to 'bestmove', so including pipe latency, roughly
-  <1 ms) is subtracted from the mover's clock, then the increment is added.
+  With --tc the script keeps the clocks: the wall time from writing 'go' to
+  reading the pipe chunk that holds 'bestmove' (so OS pipe/scheduling latency
+  counts against the engine, python-chess's own bookkeeping does not) is
+  subtracted from the mover's clock, then the increment is added.
   A move that arrives when more time was used than was left on the clock plus
   --timemargin (default 0 ms, like cutechess-cli) is a time forfeit: loss for
   the mover ("time forfeit" in the PGN Termination tag), or a draw if the
