@@ -23,6 +23,7 @@ import random
 import re
 import shlex
 import shutil
+import signal
 import sys
 import threading
 import time
@@ -403,11 +404,16 @@ class OpeningBook:
         raw = self.items[index]
         if self.kind == "epd":
             board = chess.Board()
+            parts = raw.split()
+            name = ""
             try:
-                ops = board.set_epd(raw)
+                if len(parts) >= 6 and parts[4].isdigit() and parts[5].isdigit():
+                    board.set_fen(" ".join(parts[:6]))  # a full FEN line (move counters instead of opcodes)
+                else:
+                    ops = board.set_epd(raw)
+                    name = str(ops.get("id", "")) if ops else ""
             except ValueError as err:
-                raise SetupError("bad EPD line %d in %s: %s" % (index + 1, self.path, err))
-            name = str(ops.get("id", "")) if ops else ""
+                raise SetupError("bad EPD/FEN line %d in %s: %s" % (index + 1, self.path, err))
             return Opening(index, board.fen(), [], name)
         game = chess.pgn.read_game(io.StringIO(raw))
         if game is None or game.errors:
@@ -463,8 +469,9 @@ ERROR_KINDS = ("time forfeit", "illegal move", "crash", "stall")
 class GameTask:
     number: int  # 1-based game number
     pair: int  # 0-based pair index
-    opening: Opening
+    opening_id: Optional[int]  # index into the book, None = start position
     engine1_white: bool
+    opening: Optional[Opening] = None  # parsed when the game is handed out
 
 
 @dataclass
@@ -806,7 +813,8 @@ async def play_game(task: GameTask, engines: List[EngineHandle], specs: List[Eng
     h["Termination"] = termination
     h["TerminationDetails"] = reason
     h["PlyCount"] = str(len(board.move_stack))
-    h["OpeningIndex"] = str(task.opening.index + 1)
+    if task.opening.index >= 0:
+        h["OpeningIndex"] = str(task.opening.index + 1)
     h["OpeningFEN"] = opening_fen
     if task.opening.name:
         h["Opening"] = task.opening.name
@@ -890,11 +898,10 @@ class Match:
                 k = (start + p) % n
                 opening_ids.append(order[k] if order else k)
         for p, oid in enumerate(opening_ids):
-            op = Opening(-1, None, [], "") if oid is None else self.book.get(oid)
-            if oid is None:
-                op.index = -1
             for g in range(2):
-                self.tasks.append(GameTask(number=2 * p + g + 1, pair=p, opening=op, engine1_white=(g == 0)))
+                self.tasks.append(GameTask(number=2 * p + g + 1, pair=p, opening_id=oid, engine1_white=(g == 0)))
+        if self.tasks and self.book is not None:
+            self.book.get(self.tasks[0].opening_id)  # fail early (exit 2) on an unparsable book
 
     def take_task(self) -> Optional[GameTask]:
         with self.lock:
@@ -902,6 +909,10 @@ class Match:
                 return None
             t = self.tasks[self.next_task]
             self.next_task += 1
+            if t.opening_id is None or self.book is None:
+                t.opening = Opening(-1, None, [], "")
+            else:
+                t.opening = self.book.get(t.opening_id)
             return t
 
     # ---- result bookkeeping ----
@@ -1155,8 +1166,8 @@ def run_estimate(paths: List[str], engine: Optional[str]) -> int:
             if est["bounded"]:
                 print("  ML rating estimate: %.0f +/- %.0f (95%%, %d games)" % (est["rating"], est["err"], est["games"]))
             else:
-                print("  ML rating estimate: unbounded (scored %s of all points); need stronger/weaker opponents"
-                      % ("all" if est["points"] >= est["games"] else "none"))
+                print("  ML rating estimate: unbounded (scored %s of the points); needs %s opponents"
+                      % (("all", "stronger") if est["points"] >= est["games"] else ("none", "weaker")))
     print("(Ratings on the opponents' scale: Stockfish 15.1 UCI_Elo is documented as calibrated at 60s+0.6s "
           "and anchored to CCRL 40/4.)")
     return 0
@@ -1446,6 +1457,9 @@ def run_match(args, parser) -> int:
               % (args.sprt[0], args.sprt[1], args.alpha, args.beta, lo, hi))
     sys.stdout.flush()
 
+    def on_term(signum, frame):  # SIGTERM behaves like Ctrl-C: stop, kill engines, print the summary
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_term)
     m.run()
     interrupted = m.interrupted
     summ = m.summary()
