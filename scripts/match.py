@@ -1039,6 +1039,10 @@ class Match:
             loop.close()
 
     def run(self) -> None:
+        # Each worker thread runs its own event loop. A thread whose engine just sent 'bestmove'
+        # may have to wait for the GIL while another thread parses info lines; Python's default
+        # switch interval (5 ms) would add that wait to the engine's clock. 0.5 ms keeps it small.
+        sys.setswitchinterval(0.0005)
         n = min(self.args.concurrency, len(self.tasks))
         threads = [threading.Thread(target=self._thread_main, args=(i,), daemon=True) for i in range(n)]
         for t in threads:
