@@ -645,8 +645,25 @@ async def play_game(task: GameTask, engines: List[EngineHandle], specs: List[Eng
     errors: Dict[int, str] = {}
 
     game_id = object()
-    for e in engines:
-        await e.new_game(game_id, max(10.0, st.stall_timeout))
+    ended = False
+    for i, e in enumerate(engines):
+        c = chess.WHITE if i == white else chess.BLACK
+        try:
+            await e.new_game(game_id, max(10.0, st.stall_timeout))
+        except asyncio.TimeoutError:
+            errors[i] = "stall"
+            e.kill()
+            result, termination = ("0-1" if c == chess.WHITE else "1-0"), "stall"
+            reason = "%s (%s) stalls: no readyok after ucinewgame" % ("White" if c else "Black", specs[i].name)
+            ended = True
+            break
+        except chess.engine.EngineTerminatedError as err:
+            errors[i] = "crash"
+            e.kill()
+            result, termination = ("0-1" if c == chess.WHITE else "1-0"), "crash"
+            reason = "%s (%s) crashed before the game: %s" % ("White" if c else "Black", specs[i].name, err)
+            ended = True
+            break
 
     clock = {chess.WHITE: st.tc.base if st.tc else 0.0, chess.BLACK: st.tc.base if st.tc else 0.0}
     moves_done = {chess.WHITE: 0, chess.BLACK: 0}
@@ -663,7 +680,7 @@ async def play_game(task: GameTask, engines: List[EngineHandle], specs: List[Eng
     def loss_for(color) -> str:
         return "0-1" if color == chess.WHITE else "1-0"
 
-    while True:
+    while not ended:
         # --- game end by rules ---
         if board.is_checkmate():
             finish(loss_for(board.turn), "normal", "%s mates" % color_name[not board.turn])
@@ -934,7 +951,7 @@ class Match:
             ps.append(s)
             if len(ps) == 2:
                 self.penta[int(round(2 * sum(ps)))] += 1
-            if self.pgn_fh:
+            if self.pgn_fh and gr.pgn:
                 self.pgn_fh.write(gr.pgn + "\n\n")
                 self.pgn_fh.flush()
             line = self.progress_line(gr)
