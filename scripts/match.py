@@ -1371,13 +1371,6 @@ def main(argv: Optional[List[str]] = None) -> int:
             print("error: %s" % err, file=sys.stderr)
             return 2
     try:
-        import chess  # noqa: F401
-        import chess.engine  # noqa: F401
-    except ImportError:
-        print("error: python-chess is not installed (pip install chess, or scripts/install-opponents.sh)",
-              file=sys.stderr)
-        return 2
-    try:
         return run_match(args, parser)
     except SetupError as err:
         print("error: %s" % err, file=sys.stderr)
@@ -1411,11 +1404,15 @@ def run_match(args, parser) -> int:
     if specs[0].name == specs[1].name:
         specs[1].name += "#2"
 
-    book = None
-    if args.openings and args.openings.lower() != "none":
-        if not os.path.isfile(args.openings):
-            raise SetupError("openings file not found: %s" % args.openings)
-        book = OpeningBook(args.openings)
+    use_book = bool(args.openings) and args.openings.lower() != "none"
+    if use_book and not os.path.isfile(args.openings):
+        raise SetupError("openings file not found: %s" % args.openings)
+    try:
+        import chess  # noqa: F401
+        import chess.engine  # noqa: F401
+    except ImportError:
+        raise SetupError("python-chess is not installed (pip install chess, or scripts/install-opponents.sh)")
+    book = OpeningBook(args.openings) if use_book else None
     if args.shuffle and args.seed is None:
         args.seed = random.SystemRandom().randrange(1 << 31)
 
