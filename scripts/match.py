@@ -380,8 +380,6 @@ class OpeningBook:
     """Lazily parsed PGN or EPD opening file."""
 
     def __init__(self, path: str):
-        import chess  # noqa: F401
-
         self.path = path
         self.kind = "epd" if path.lower().endswith((".epd", ".fen")) else "pgn"
         with open(path, "r", encoding="utf-8", errors="replace") as fh:

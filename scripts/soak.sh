@@ -69,6 +69,7 @@ run slow "$SLOW_GAMES" "$SLOW_TC"
 
 echo
 echo "=== soak summary ($OUT/results.jsonl) ==="
+[[ -f "$OUT/results.jsonl" ]] || { echo "no games played"; exit 0; }
 python3 - "$OUT/results.jsonl" <<'EOF'
 import json, sys
 for ln in open(sys.argv[1]):
