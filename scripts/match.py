@@ -306,13 +306,16 @@ def parse_engine_spec(spec: str) -> EngineSpec:
         cmd = [PRESETS[kind]]
         soft.update(PRESET_OPTIONS)
         name = {"toga2": "Toga2", "glaurung": "Glaurung", "ethereal": "Ethereal"}[kind]
-    elif kind == "rookery" and "/" not in kind:
+    elif kind == "rookery":
         path = arg or DEFAULT_ROOKERY
         cmd = [path]
         is_rookery = True
-        name = "Rookery" if not arg else "Rookery(%s)" % os.path.basename(os.path.dirname(os.path.abspath(path))
-                                                                          if os.path.basename(path) == "rookery"
-                                                                          else os.path.basename(path))
+        if not arg:
+            name = "Rookery"
+        else:  # e.g. rookery:/tmp/base/rookery -> "Rookery(base)"; set name=... for anything clearer
+            base = os.path.basename(path)
+            label = os.path.basename(os.path.dirname(os.path.abspath(path))) if base == "rookery" else base
+            name = "Rookery(%s)" % label
     else:
         cmd = shlex.split(head)
         if not cmd:
