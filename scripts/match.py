@@ -1,0 +1,1499 @@
+#!/usr/bin/env python3
+"""Engine-vs-engine match runner for Rookery (UCI), built on python-chess.
+
+Plays ENGINE1 against ENGINE2 from an opening book (each opening twice, colours
+reversed), keeps the clocks itself, detects time forfeits / illegal moves /
+crashes / stalls, adjudicates, writes PGN, and reports W-D-L, Elo +- 95% error
+and (optionally) a running SPRT.
+
+Run `scripts/match.py --help` for the full description.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as _dt
+import io
+import json
+import logging
+import math
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(SCRIPT_DIR)
+DEFAULT_OPENINGS = os.path.normpath(os.path.join(REPO_ROOT, "..", "shared", "openings", "8moves_v3.pgn"))
+DEFAULT_ROOKERY = os.path.join(REPO_ROOT, "target", "release", "rookery")
+
+# Debian package binaries (see scripts/install-opponents.sh).
+PRESETS = {
+    "stockfish": "/usr/games/stockfish",
+    "toga2": "/usr/games/toga2",
+    "glaurung": "/usr/games/glaurung",
+    "ethereal": "/usr/games/ethereal-chess",
+}
+# Options applied to presets when the engine actually has them.
+PRESET_OPTIONS = {"Threads": "1", "Hash": "16"}
+
+MATE_SCORE = 100000  # centipawn value used for mate scores in adjudication
+
+# --------------------------------------------------------------------------
+# Statistics (pure functions; tested by scripts/test_match.py)
+# --------------------------------------------------------------------------
+
+Z95 = 1.959963984540054
+PENTA_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)  # pair score / 2
+
+
+def score_from_elo(elo: float) -> float:
+    """Expected score for a logistic Elo difference."""
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def elo_from_score(score: float) -> float:
+    """Logistic Elo difference for an expected score in (0, 1)."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def _mean_var(values: Sequence[float], counts: Sequence[float]) -> Tuple[float, float, float]:
+    n = float(sum(counts))
+    if n <= 0:
+        return 0.0, 0.5, 0.0
+    mean = sum(v * c for v, c in zip(values, counts)) / n
+    var = sum(c * (v - mean) ** 2 for v, c in zip(values, counts)) / n
+    return n, mean, var
+
+
+def _elo_interval(mean: float, se: float) -> Tuple[float, float, float]:
+    """(elo, lower, upper) for a score mean with standard error se (95%)."""
+    lo = min(max(mean - Z95 * se, 0.0), 1.0)
+    hi = min(max(mean + Z95 * se, 0.0), 1.0)
+    return elo_from_score(mean), elo_from_score(lo), elo_from_score(hi)
+
+
+def trinomial_stats(wins: int, draws: int, losses: int) -> Dict[str, float]:
+    """Score, Elo and 95% error from per-game results (games independent)."""
+    n, mean, var = _mean_var((1.0, 0.5, 0.0), (wins, draws, losses))
+    if n == 0:
+        return {"n": 0, "score": math.nan, "elo": math.nan, "err": math.nan, "lo": math.nan, "hi": math.nan}
+    se = math.sqrt(var / n)
+    elo, lo, hi = _elo_interval(mean, se)
+    # Zero variance (e.g. every pair 1-1) gives no usable error bar: report nan, not 0.
+    err = (hi - lo) / 2.0 if var > 0 else math.nan
+    return {"n": n, "score": mean, "elo": elo, "lo": lo, "hi": hi, "err": err}
+
+
+def pentanomial_stats(penta: Sequence[int]) -> Dict[str, float]:
+    """Score, Elo and 95% error from game-pair results.
+
+    penta[k] = number of pairs (same opening, colours reversed) in which
+    engine 1 scored k/2 points, k = 0..4 (i.e. LL, LD, DD or WL, WD, WW).
+    Treating pairs as the independent unit accounts for the correlation
+    between the two games of an opening, which per-game (trinomial) error bars
+    ignore.
+    """
+    n, mean, var = _mean_var(PENTA_VALUES, penta)
+    if n == 0:
+        return {"n": 0, "score": math.nan, "elo": math.nan, "err": math.nan, "lo": math.nan, "hi": math.nan}
+    se = math.sqrt(var / n)
+    elo, lo, hi = _elo_interval(mean, se)
+    # Zero variance (e.g. every pair 1-1) gives no usable error bar: report nan, not 0.
+    err = (hi - lo) / 2.0 if var > 0 else math.nan
+    return {"n": n, "score": mean, "elo": elo, "lo": lo, "hi": hi, "err": err}
+
+
+def los(wins: int, losses: int) -> float:
+    """Likelihood of superiority (draws ignored), normal approximation."""
+    if wins + losses == 0:
+        return 0.5
+    return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
+
+
+def sprt_bounds(alpha: float, beta: float) -> Tuple[float, float]:
+    """(lower, upper) LLR bounds: accept H0 at <= lower, H1 at >= upper."""
+    return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
+
+
+def _regularize(counts: Sequence[float]) -> List[float]:
+    # Zero buckets get 1e-3 pseudo-counts (as fishtest/OpenBench do) so that no
+    # outcome has probability 0 and the variance never vanishes.
+    return [max(1e-3, float(c)) for c in counts]
+
+
+def _llr_normal(values: Sequence[float], counts: Sequence[float], elo0: float, elo1: float) -> float:
+    """GSPRT log-likelihood ratio, normal approximation (logistic Elo bounds).
+
+    LLR = N * (s1 - s0) * (2*mean - s0 - s1) / (2 * var), M. Van den Bergh's
+    approximation as used by OpenBench. Degenerate for very small samples
+    (tiny variance gives a huge LLR), see _llr_exact.
+    """
+    if sum(counts) == 0:
+        return 0.0
+    n, mean, var = _mean_var(values, _regularize(counts))
+    if var <= 0:
+        return 0.0
+    s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
+    return n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+
+
+def _mle_constrained(values: Sequence[float], probs: Sequence[float], s: float) -> List[float]:
+    """Distribution q maximising sum(p_i log q_i) subject to sum(q_i v_i) = s.
+
+    q_i = p_i / (1 + x (v_i - s)), with x the root of sum(p_i (v_i - s) / (1 + x (v_i - s))) = 0
+    (monotone decreasing in x on the interval where every denominator is positive).
+    """
+    d = [v - s for v in values]
+    dmax, dmin = max(d), min(d)
+    if dmax <= 0 or dmin >= 0:  # s outside the range of values; cannot happen for 0 < s < 1
+        return list(probs)
+    lo, hi = -1.0 / dmax, -1.0 / dmin
+    eps = 1e-12 * (hi - lo)
+    lo, hi = lo + eps, hi - eps
+
+    def f(x: float) -> float:
+        return sum(p * di / (1.0 + x * di) for p, di in zip(probs, d))
+
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if f(mid) > 0:
+            lo = mid
+        else:
+            hi = mid
+    x = (lo + hi) / 2.0
+    q = [p / (1.0 + x * di) for p, di in zip(probs, d)]
+    t = sum(q)
+    return [qi / t for qi in q]
+
+
+def _llr_exact(values: Sequence[float], counts: Sequence[float], elo0: float, elo1: float) -> float:
+    """Generalised SPRT log-likelihood ratio as computed by fishtest (LLR_logistic).
+
+    The outcome distribution under H0 / H1 is the maximum-likelihood
+    distribution whose expected score is s0 / s1 (logistic Elo bounds), and
+    LLR = N * sum(p_i * ln(q1_i / q0_i)) with p the (regularised) observed
+    frequencies. Agrees with the normal approximation for large N but stays
+    sane for a handful of games.
+    """
+    if sum(counts) == 0:
+        return 0.0
+    reg = _regularize(counts)
+    n = sum(reg)
+    p = [c / n for c in reg]
+    s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
+    q0 = _mle_constrained(values, p, s0)
+    q1 = _mle_constrained(values, p, s1)
+    return n * sum(pi * math.log(b / a) for pi, a, b in zip(p, q0, q1))
+
+
+def llr_trinomial(wins: int, draws: int, losses: int, elo0: float, elo1: float, exact: bool = True) -> float:
+    f = _llr_exact if exact else _llr_normal
+    return f((1.0, 0.5, 0.0), (wins, draws, losses), elo0, elo1)
+
+
+def llr_pentanomial(penta: Sequence[int], elo0: float, elo1: float, exact: bool = True) -> float:
+    f = _llr_exact if exact else _llr_normal
+    return f(PENTA_VALUES, penta, elo0, elo1)
+
+
+def estimate_rating(records: Sequence[Tuple[float, float, float]]) -> Optional[Dict[str, float]]:
+    """Maximum-likelihood rating from (opponent_rating, points, games) records.
+
+    Each game is treated as a Bernoulli trial with expected score
+    E = 1 / (1 + 10^((R_opp - R)/400)) (draws count as half a point on each
+    side). Solves sum(points_i - games_i * E_i) = 0 by bisection; the 95%
+    interval comes from the Fisher information sum(games_i * E_i * (1 - E_i)) *
+    (ln 10 / 400)^2, which is slightly conservative when there are draws.
+    """
+    recs = [(float(r), float(p), float(n)) for r, p, n in records if n > 0]
+    if not recs:
+        return None
+    total_points = sum(p for _, p, _ in recs)
+    total_games = sum(n for _, _, n in recs)
+
+    def grad(rating: float) -> float:
+        return sum(p - n * score_from_elo(rating - r) for r, p, n in recs)
+
+    lo = min(r for r, _, _ in recs) - 1500.0
+    hi = max(r for r, _, _ in recs) + 1500.0
+    bounded = True
+    if total_points <= 0:
+        rating, bounded = lo, False
+    elif total_points >= total_games:
+        rating, bounded = hi, False
+    else:
+        for _ in range(200):
+            mid = (lo + hi) / 2.0
+            if grad(mid) > 0:
+                lo = mid
+            else:
+                hi = mid
+        rating = (lo + hi) / 2.0
+    k = math.log(10.0) / 400.0
+    info = sum(n * score_from_elo(rating - r) * (1.0 - score_from_elo(rating - r)) for r, _, n in recs) * k * k
+    se = 1.0 / math.sqrt(info) if info > 0 else math.inf
+    return {"rating": rating, "err": Z95 * se, "games": total_games, "points": total_points, "bounded": bounded}
+
+
+def fmt_elo(x: float) -> str:
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "+inf" if x > 0 else "-inf"
+    return "%+.1f" % (x + 0.0)
+
+
+# --------------------------------------------------------------------------
+# Engine specifications
+# --------------------------------------------------------------------------
+
+
+class SetupError(Exception):
+    pass
+
+
+@dataclass
+class EngineSpec:
+    spec: str
+    cmd: List[str]
+    name: str
+    options: Dict[str, str] = field(default_factory=dict)
+    soft_options: Dict[str, str] = field(default_factory=dict)  # only if the engine has them
+    rating: Optional[float] = None
+    is_rookery: bool = False
+
+
+def parse_engine_spec(spec: str) -> EngineSpec:
+    """Parse 'KIND[,key=value...]' (see --help for the syntax)."""
+    parts = [p for p in spec.split(",")]
+    head, extra = parts[0].strip(), parts[1:]
+    soft: Dict[str, str] = {}
+    opts: Dict[str, str] = {}
+    rating: Optional[float] = None
+    is_rookery = False
+    if head.startswith("cmd="):
+        head = head[4:]
+    kind, _, arg = head.partition(":")
+    if kind == "stockfish" and "/" not in head:
+        cmd = [PRESETS["stockfish"]]
+        soft.update(PRESET_OPTIONS)
+        if arg:
+            try:
+                elo = int(arg)
+            except ValueError:
+                raise SetupError("bad Stockfish Elo in %r" % spec)
+            if not 1350 <= elo <= 2850:
+                raise SetupError("Stockfish 15.1 UCI_Elo must be in 1350..2850, got %d" % elo)
+            opts.update({"UCI_LimitStrength": "true", "UCI_Elo": str(elo)})
+            name = "Stockfish-%d" % elo
+            rating = float(elo)
+        else:
+            name = "Stockfish"
+    elif kind in ("toga2", "glaurung", "ethereal") and not arg:
+        cmd = [PRESETS[kind]]
+        soft.update(PRESET_OPTIONS)
+        name = {"toga2": "Toga2", "glaurung": "Glaurung", "ethereal": "Ethereal"}[kind]
+    elif kind == "rookery":
+        path = arg or DEFAULT_ROOKERY
+        cmd = [path]
+        is_rookery = True
+        if not arg:
+            name = "Rookery"
+        else:  # e.g. rookery:/tmp/base/rookery -> "Rookery(base)"; set name=... for anything clearer
+            base = os.path.basename(path)
+            label = os.path.basename(os.path.dirname(os.path.abspath(path))) if base == "rookery" else base
+            name = "Rookery(%s)" % label
+    else:
+        cmd = shlex.split(head)
+        if not cmd:
+            raise SetupError("empty engine spec %r" % spec)
+        prog = cmd[0]
+        if re.fullmatch(r"(python[0-9.]*|sh|bash|env|nice|taskset)", os.path.basename(prog)) and len(cmd) > 1:
+            prog = next((c for c in cmd[1:] if not c.startswith("-")), cmd[1])
+        name = os.path.basename(prog)
+    for item in extra:
+        item = item.strip()
+        if not item:
+            continue
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise SetupError("bad engine spec item %r in %r (want key=value)" % (item, spec))
+        if key == "name":
+            name = value
+        elif key.startswith("option."):
+            opts[key[len("option."):]] = value
+        elif key == "arg":
+            cmd.append(value)
+        elif key == "rating":
+            rating = float(value)
+        elif key == "rookery":
+            is_rookery = value.lower() in ("1", "true", "yes")
+        else:
+            raise SetupError("unknown engine spec key %r in %r" % (key, spec))
+    return EngineSpec(spec=spec, cmd=cmd, name=name, options=opts, soft_options=soft, rating=rating,
+                      is_rookery=is_rookery)
+
+
+def check_executable(es: EngineSpec) -> None:
+    exe = es.cmd[0]
+    path = exe if os.path.sep in exe else shutil.which(exe)
+    if not path or not os.path.isfile(path):
+        raise SetupError("engine binary not found: %s (spec %r)" % (exe, es.spec))
+    if not os.access(path, os.X_OK):
+        raise SetupError("engine binary not executable: %s (spec %r)" % (exe, es.spec))
+
+
+def parse_option_list(items: Optional[List[str]]) -> Dict[str, str]:
+    out: Dict[str, str] = {}
+    for it in items or []:
+        k, eq, v = it.partition("=")
+        if not eq or not k:
+            raise SetupError("bad UCI option %r (want NAME=VALUE)" % it)
+        out[k] = v
+    return out
+
+
+# --------------------------------------------------------------------------
+# Openings
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Opening:
+    index: int
+    fen: Optional[str]  # start FEN (None = standard start position)
+    moves: List  # chess.Move list played from the start position
+    name: str = ""
+
+
+class OpeningBook:
+    """Lazily parsed PGN or EPD opening file."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.kind = "epd" if path.lower().endswith((".epd", ".fen")) else "pgn"
+        with open(path, "r", encoding="utf-8", errors="replace") as fh:
+            text = fh.read().replace("\r\n", "\n")
+        if self.kind == "epd":
+            self.items = [ln.strip() for ln in text.split("\n") if ln.strip() and not ln.startswith("#")]
+        else:
+            chunks = re.split(r"\n\s*\n(?=\s*\[)", text)
+            self.items = [c for c in chunks if c.strip()]
+        if not self.items:
+            raise SetupError("no openings found in %s" % path)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def get(self, index: int) -> Opening:
+        import chess
+        import chess.pgn
+
+        raw = self.items[index]
+        if self.kind == "epd":
+            board = chess.Board()
+            parts = raw.split()
+            name = ""
+            try:
+                if len(parts) >= 6 and parts[4].isdigit() and parts[5].isdigit():
+                    board.set_fen(" ".join(parts[:6]))  # a full FEN line (move counters instead of opcodes)
+                else:
+                    ops = board.set_epd(raw)
+                    name = str(ops.get("id", "")) if ops else ""
+            except ValueError as err:
+                raise SetupError("bad EPD/FEN line %d in %s: %s" % (index + 1, self.path, err))
+            return Opening(index, board.fen(), [], name)
+        game = chess.pgn.read_game(io.StringIO(raw))
+        if game is None or game.errors:
+            raise SetupError("bad PGN opening #%d in %s: %s" % (index + 1, self.path,
+                                                              game.errors if game else "unparsable"))
+        board = game.board()
+        fen = None if board.fen() == chess.STARTING_FEN else board.fen()
+        moves = list(game.mainline_moves())
+        name = game.headers.get("Opening", "") or game.headers.get("ECO", "")
+        return Opening(index, fen, moves, name)
+
+
+# --------------------------------------------------------------------------
+# Time control
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class TimeControl:
+    moves: int  # moves per period (0 = whole game)
+    base: float  # seconds
+    inc: float  # seconds
+
+    @staticmethod
+    def parse(s: str) -> "TimeControl":
+        m = re.fullmatch(r"(?:(\d+)/)?(\d+(?:\.\d*)?|\.\d+)(?:\+(\d+(?:\.\d*)?|\.\d+))?", s.strip())
+        if not m:
+            raise SetupError("bad --tc %r (want [MOVES/]SECONDS[+INC], e.g. 10+0.1)" % s)
+        tc = TimeControl(int(m.group(1) or 0), float(m.group(2)), float(m.group(3) or 0.0))
+        if tc.base <= 0:
+            raise SetupError("--tc base time must be positive")
+        return tc
+
+    def pgn(self) -> str:
+        def num(x: float) -> str:
+            return ("%g" % x)
+        s = num(self.base)
+        if self.inc:
+            s += "+" + num(self.inc)
+        if self.moves:
+            s = "%d/%s" % (self.moves, s)
+        return s
+
+
+# --------------------------------------------------------------------------
+# Game play
+# --------------------------------------------------------------------------
+
+ERROR_KINDS = ("time forfeit", "illegal move", "crash", "stall")
+
+
+@dataclass
+class GameTask:
+    number: int  # 1-based game number
+    pair: int  # 0-based pair index
+    opening_id: Optional[int]  # index into the book, None = start position
+    engine1_white: bool
+    opening: Optional[Opening] = None  # parsed when the game is handed out
+
+
+@dataclass
+class GameResult:
+    task: GameTask
+    result: str  # "1-0", "0-1", "1/2-1/2", "*"
+    termination: str  # PGN Termination tag value
+    reason: str  # human readable
+    white: int  # engine index (0/1) playing white
+    errors: Dict[int, str] = field(default_factory=dict)  # engine index -> error kind
+    pgn: str = ""
+    plies: int = 0
+    aborted: bool = False
+
+    def score1(self) -> float:
+        """Points for engine 1 (index 0)."""
+        if self.result == "1/2-1/2":
+            return 0.5
+        white_won = self.result == "1-0"
+        return 1.0 if white_won == (self.white == 0) else 0.0
+
+
+class EngineHandle:
+    """One running UCI engine process (async python-chess protocol)."""
+
+    def __init__(self, spec: EngineSpec, options: Dict[str, str], stderr):
+        self.spec = spec
+        self.options = options
+        self.stderr = stderr
+        self.transport = None
+        self.protocol = None
+
+    async def start(self, timeout: float) -> None:
+        import chess.engine
+
+        kwargs = {}
+        if self.stderr is not None:
+            kwargs["stderr"] = self.stderr
+        self.transport, self.protocol = await asyncio.wait_for(
+            chess.engine.popen_uci(self.spec.cmd, setpgrp=True, **kwargs), timeout)
+        self._instrument()
+        cfg = {}
+        for k, v in self.spec.soft_options.items():
+            if k in self.protocol.options:
+                cfg[k] = v
+        for k, v in self.options.items():
+            if k not in self.protocol.options:
+                raise SetupError("%s: engine has no UCI option %r" % (self.spec.name, k))
+            cfg[k] = v
+        if cfg:
+            await asyncio.wait_for(self.protocol.configure(cfg), timeout)
+        await asyncio.wait_for(self.protocol.ping(), timeout)
+
+    def _instrument(self) -> None:
+        """Timestamp the 'go' line we write and the pipe read that carries 'bestmove'.
+
+        The move time charged to the clock is then the time between those two
+        events (what the engine itself can observe), excluding python-chess's
+        own work before 'go' and after 'bestmove' (board copies, info parsing).
+        If the hooks cannot be installed (python-chess internals changed) the
+        caller falls back to the wall time of the whole play() call.
+        """
+        p = self.protocol
+        self.t_go: Optional[float] = None
+        self.t_best: Optional[float] = None
+        self._t_recv: Optional[float] = None
+        try:
+            orig_pdr, orig_lr, orig_send = p.pipe_data_received, p._line_received, p.send_line
+        except AttributeError:
+            return
+
+        def pipe_data_received(fd, data):
+            self._t_recv = time.perf_counter()
+            orig_pdr(fd, data)
+
+        def line_received(line):
+            if line.startswith("bestmove"):
+                self.t_best = self._t_recv
+            orig_lr(line)
+
+        def send_line(line):
+            orig_send(line)
+            if line.startswith("go"):
+                self.t_go = time.perf_counter()
+
+        p.pipe_data_received = pipe_data_received
+        p._line_received = line_received
+        p.send_line = send_line
+
+    def reset_timer(self) -> None:
+        self.t_go = self.t_best = None
+
+    def move_time(self, fallback: float) -> float:
+        """Seconds from 'go' to 'bestmove' of the last play(), else fallback."""
+        if self.t_go is not None and self.t_best is not None and self.t_best >= self.t_go:
+            return self.t_best - self.t_go
+        return fallback
+
+    @property
+    def alive(self) -> bool:
+        return self.protocol is not None and not self.protocol.returncode.done()
+
+    async def new_game(self, game_id: object, timeout: float) -> None:
+        """Send ucinewgame + isready before the clock starts (not charged)."""
+        p = self.protocol
+        if hasattr(p, "_ucinewgame") and hasattr(p, "game"):
+            p._ucinewgame()
+            p.game = game_id
+        await asyncio.wait_for(p.ping(), timeout)
+
+    def kill(self) -> None:
+        try:
+            if self.transport is not None:
+                self.transport.kill()
+        except (ProcessLookupError, OSError):
+            pass
+        self.protocol = None
+        self.transport = None
+
+    async def close(self) -> None:
+        if self.protocol is None:
+            return
+        try:
+            await asyncio.wait_for(self.protocol.quit(), 2.0)
+        except Exception:
+            pass
+        self.kill()
+
+
+@dataclass
+class Settings:
+    tc: Optional[TimeControl]
+    nodes: Optional[int]
+    depth: Optional[int]
+    movetime: Optional[float]  # seconds
+    timemargin: float  # seconds
+    stall_timeout: float  # seconds
+    resign_score: int
+    resign_moves: int
+    draw_movenumber: int
+    draw_moves: int
+    draw_score: int
+    maxplies: int
+    event: str
+    comments: bool
+
+
+def _score_cp(info) -> Optional[int]:
+    """White-POV centipawns from an info dict, or None."""
+    sc = info.get("score") if info else None
+    if sc is None:
+        return None
+    return sc.white().score(mate_score=MATE_SCORE)
+
+
+async def play_game(task: GameTask, engines: List[EngineHandle], specs: List[EngineSpec], st: Settings,
+                    tcs: str) -> GameResult:
+    import chess
+    import chess.engine
+    import chess.pgn
+
+    white = 0 if task.engine1_white else 1
+    by_color = {chess.WHITE: white, chess.BLACK: 1 - white}
+    board = chess.Board(task.opening.fen) if task.opening.fen else chess.Board()
+    for mv in task.opening.moves:
+        board.push(mv)
+    opening_fen = board.fen()
+    book_plies = len(board.move_stack)
+    comments: List[str] = []
+    result, termination, reason = "*", "unterminated", ""
+    errors: Dict[int, str] = {}
+
+    game_id = object()
+    ended = False
+    for i, e in enumerate(engines):
+        c = chess.WHITE if i == white else chess.BLACK
+        try:
+            await e.new_game(game_id, max(10.0, st.stall_timeout))
+        except asyncio.TimeoutError:
+            errors[i] = "stall"
+            e.kill()
+            result, termination = ("0-1" if c == chess.WHITE else "1-0"), "stall"
+            reason = "%s (%s) stalls: no readyok after ucinewgame" % ("White" if c else "Black", specs[i].name)
+            ended = True
+            break
+        except chess.engine.EngineTerminatedError as err:
+            errors[i] = "crash"
+            e.kill()
+            result, termination = ("0-1" if c == chess.WHITE else "1-0"), "crash"
+            reason = "%s (%s) crashed before the game: %s" % ("White" if c else "Black", specs[i].name, err)
+            ended = True
+            break
+
+    clock = {chess.WHITE: st.tc.base if st.tc else 0.0, chess.BLACK: st.tc.base if st.tc else 0.0}
+    moves_done = {chess.WHITE: 0, chess.BLACK: 0}
+    # adjudication state: recent white-POV scores reported by each colour
+    recent = {chess.WHITE: [], chess.BLACK: []}
+    draw_run = 0
+    info_sel = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
+    color_name = {chess.WHITE: "White", chess.BLACK: "Black"}
+
+    def finish(res: str, term: str, why: str) -> None:
+        nonlocal result, termination, reason
+        result, termination, reason = res, term, why
+
+    def loss_for(color) -> str:
+        return "0-1" if color == chess.WHITE else "1-0"
+
+    while not ended:
+        # --- game end by rules ---
+        if board.is_checkmate():
+            finish(loss_for(board.turn), "normal", "%s mates" % color_name[not board.turn])
+            break
+        if board.is_stalemate():
+            finish("1/2-1/2", "normal", "stalemate")
+            break
+        if board.is_insufficient_material():
+            finish("1/2-1/2", "normal", "insufficient material")
+            break
+        if board.halfmove_clock >= 100:
+            finish("1/2-1/2", "normal", "fifty-move rule")
+            break
+        if board.is_repetition(3):
+            finish("1/2-1/2", "normal", "threefold repetition")
+            break
+        if st.maxplies and board.ply() >= st.maxplies:
+            finish("1/2-1/2", "adjudication", "maximum game length (%d plies)" % st.maxplies)
+            break
+
+        color = board.turn
+        idx = by_color[color]
+        eng = engines[idx]
+        limit = chess.engine.Limit()
+        deadline = None  # seconds the engine may use before a time forfeit
+        if st.tc:
+            limit.white_clock = max(clock[chess.WHITE], 0.001)
+            limit.black_clock = max(clock[chess.BLACK], 0.001)
+            limit.white_inc = st.tc.inc
+            limit.black_inc = st.tc.inc
+            if st.tc.moves:
+                limit.remaining_moves = st.tc.moves - (moves_done[color] % st.tc.moves)
+            deadline = clock[color]
+        if st.nodes:
+            limit.nodes = st.nodes
+        if st.depth:
+            limit.depth = st.depth
+        if st.movetime:
+            limit.time = st.movetime
+        if deadline is not None:
+            wait = deadline + st.timemargin + st.stall_timeout
+            if st.movetime:
+                wait = min(wait, st.movetime + st.stall_timeout)
+        elif st.movetime:
+            wait = st.movetime + st.stall_timeout
+        else:
+            wait = st.stall_timeout
+
+        eng.reset_timer()
+        t0 = time.perf_counter()
+        try:
+            res = await asyncio.wait_for(eng.protocol.play(board, limit, game=game_id, info=info_sel), wait)
+        except asyncio.TimeoutError:
+            errors[idx] = "stall"
+            eng.kill()
+            finish(loss_for(color), "stall", "%s (%s) stalls: no move after %.1fs" % (
+                color_name[color], specs[idx].name, time.perf_counter() - t0))
+            break
+        except chess.engine.EngineTerminatedError as err:
+            errors[idx] = "crash"
+            eng.kill()
+            finish(loss_for(color), "crash", "%s (%s) crashed: %s" % (color_name[color], specs[idx].name, err))
+            break
+        except chess.engine.EngineError as err:
+            errors[idx] = "illegal move"
+            finish(loss_for(color), "illegal move", "%s (%s) makes an illegal move: %s" % (
+                color_name[color], specs[idx].name, err))
+            break
+        elapsed = eng.move_time(time.perf_counter() - t0)
+        mv = res.move
+        if mv is None or not board.is_legal(mv):
+            errors[idx] = "illegal move"
+            finish(loss_for(color), "illegal move", "%s (%s) makes an illegal move: %s" % (
+                color_name[color], specs[idx].name, mv.uci() if mv else "(none)"))
+            break
+        if deadline is not None and elapsed > deadline + st.timemargin:
+            errors[idx] = "time forfeit"
+            # FIDE 6.9: draw if the opponent cannot possibly checkmate.
+            if board.has_insufficient_material(not color):
+                finish("1/2-1/2", "time forfeit", "%s (%s) loses on time (%.4fs > %.4fs) but %s cannot mate" % (
+                    color_name[color], specs[idx].name, elapsed, deadline, color_name[not color]))
+            else:
+                finish(loss_for(color), "time forfeit", "%s (%s) loses on time (%.4fs > %.4fs)" % (
+                    color_name[color], specs[idx].name, elapsed, deadline))
+            break
+        if st.tc:
+            clock[color] -= elapsed
+            clock[color] += st.tc.inc
+            moves_done[color] += 1
+            if st.tc.moves and moves_done[color] % st.tc.moves == 0:
+                clock[color] += st.tc.base
+        cp = _score_cp(res.info)
+        if st.comments:
+            parts = []
+            if cp is not None:
+                sc = res.info["score"].pov(color)
+                if sc.is_mate():
+                    parts.append("%sM%d" % ("+" if sc.mate() > 0 else "-", abs(sc.mate())))
+                else:
+                    parts.append("%+.2f" % (sc.score() / 100.0))
+            if "depth" in res.info:
+                parts.append("%s%d" % ("/" if parts else "d", res.info["depth"]))
+            comments.append(("".join(parts) + " %.3fs" % elapsed).strip())
+        movenum = board.fullmove_number  # move number of the ply being played
+        board.push(mv)
+
+        # --- adjudication (on the engines' own reports) ---
+        if cp is None:
+            recent[color] = []
+        else:
+            recent[color] = (recent[color] + [cp])[-max(st.resign_moves, 1):]
+        if st.resign_moves > 0 and st.resign_score > 0:
+            k = st.resign_moves
+            rw, rb = recent[chess.WHITE], recent[chess.BLACK]
+            if len(rw) >= k and len(rb) >= k:
+                if all(s >= st.resign_score for s in rw + rb):
+                    finish("1-0", "adjudication", "resign adjudication: both engines score White >= %d cp for %d moves"
+                           % (st.resign_score, k))
+                    break
+                if all(s <= -st.resign_score for s in rw + rb):
+                    finish("0-1", "adjudication", "resign adjudication: both engines score Black >= %d cp for %d moves"
+                           % (st.resign_score, k))
+                    break
+        if st.draw_moves > 0 and st.draw_movenumber >= 0:
+            if cp is not None and abs(cp) <= st.draw_score and movenum > st.draw_movenumber:
+                draw_run += 1
+            else:
+                draw_run = 0
+            if draw_run >= st.draw_moves:
+                finish("1/2-1/2", "adjudication", "draw adjudication: |score| <= %d cp for %d plies after move %d"
+                       % (st.draw_score, st.draw_moves, st.draw_movenumber))
+                break
+
+    # --- PGN ---
+    game = chess.pgn.Game()
+    root_board = chess.Board(task.opening.fen) if task.opening.fen else chess.Board()
+    game.setup(root_board)
+    h = game.headers
+    h["Event"] = st.event
+    h["Site"] = "?"
+    h["Date"] = _dt.date.today().strftime("%Y.%m.%d")
+    h["Round"] = str(task.number)
+    h["White"] = specs[white].name
+    h["Black"] = specs[1 - white].name
+    h["Result"] = result
+    h["TimeControl"] = tcs
+    h["Termination"] = termination
+    h["TerminationDetails"] = reason
+    h["PlyCount"] = str(len(board.move_stack))
+    if task.opening.index >= 0:
+        h["OpeningIndex"] = str(task.opening.index + 1)
+    h["OpeningFEN"] = opening_fen
+    if task.opening.name:
+        h["Opening"] = task.opening.name
+    node = game
+    for i, mv in enumerate(board.move_stack):
+        node = node.add_variation(mv)
+        if i == book_plies - 1:
+            node.comment = "book"
+        elif i >= book_plies and st.comments and i - book_plies < len(comments):
+            node.comment = comments[i - book_plies]
+    if node is game:
+        game.comment = reason
+    else:
+        node.comment = (node.comment + ", " if node.comment else "") + reason
+    exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
+    pgn = game.accept(exporter)
+    return GameResult(task=task, result=result, termination=termination, reason=reason, white=white,
+                      errors=errors, pgn=pgn, plies=len(board.move_stack))
+
+
+# --------------------------------------------------------------------------
+# Match driver
+# --------------------------------------------------------------------------
+
+
+class Match:
+    def __init__(self, args, specs: List[EngineSpec], engine_opts: List[Dict[str, str]], book: Optional[OpeningBook],
+                 settings: Settings):
+        self.args = args
+        self.specs = specs
+        self.engine_opts = engine_opts
+        self.book = book
+        self.st = settings
+        self.tcs = self._tc_string()
+        self.lock = threading.Lock()
+        self.tasks: List[GameTask] = []
+        self.next_task = 0
+        self.results: List[GameResult] = []
+        self.pair_scores: Dict[int, List[float]] = {}
+        self.penta = [0, 0, 0, 0, 0]
+        self.wdl = [0, 0, 0]
+        self.errors = [{k: 0 for k in ERROR_KINDS}, {k: 0 for k in ERROR_KINDS}]
+        self.adjudicated = 0
+        self.stop = threading.Event()
+        self.sprt_decision: Optional[str] = None
+        self.sprt_at: Optional[int] = None
+        self.pgn_fh = open(args.pgn, "a", encoding="utf-8") if args.pgn else None
+        self.stderr = None
+        if args.engine_stderr == "discard":
+            self.stderr = asyncio.subprocess.DEVNULL
+        self.worker_loops: List[Tuple[asyncio.AbstractEventLoop, asyncio.Task]] = []
+        self.start_time = time.time()
+        self.interrupted = False
+
+    def _tc_string(self) -> str:
+        parts = []
+        if self.st.tc:
+            parts.append(self.st.tc.pgn())
+        if self.st.movetime:
+            parts.append("%g/move" % self.st.movetime)
+        if self.st.nodes:
+            parts.append("nodes=%d" % self.st.nodes)
+        if self.st.depth:
+            parts.append("depth=%d" % self.st.depth)
+        return " ".join(parts) if parts else "-"
+
+    def build_tasks(self, total_games: int) -> None:
+        pairs = total_games // 2
+        if self.book is None:
+            opening_ids: List[Optional[int]] = [None] * pairs
+        else:
+            n = len(self.book)
+            start = (self.args.start - 1) % n
+            if self.args.shuffle:
+                order = list(range(n))
+                random.Random(self.args.seed).shuffle(order)
+            else:
+                order = None
+            opening_ids = []
+            for p in range(pairs):
+                k = (start + p) % n
+                opening_ids.append(order[k] if order else k)
+        for p, oid in enumerate(opening_ids):
+            for g in range(2):
+                self.tasks.append(GameTask(number=2 * p + g + 1, pair=p, opening_id=oid, engine1_white=(g == 0)))
+        if self.tasks and self.book is not None:
+            self.book.get(self.tasks[0].opening_id)  # fail early (exit 2) on an unparsable book
+
+    def take_task(self) -> Optional[GameTask]:
+        with self.lock:
+            if self.stop.is_set() or self.next_task >= len(self.tasks):
+                return None
+            t = self.tasks[self.next_task]
+            self.next_task += 1
+            if t.opening_id is None or self.book is None:
+                t.opening = Opening(-1, None, [], "")
+            else:
+                t.opening = self.book.get(t.opening_id)
+            return t
+
+    # ---- result bookkeeping ----
+    def record(self, gr: GameResult) -> None:
+        with self.lock:
+            self.results.append(gr)
+            s = gr.score1()
+            if s == 1.0:
+                self.wdl[0] += 1
+            elif s == 0.5:
+                self.wdl[1] += 1
+            else:
+                self.wdl[2] += 1
+            for idx, kind in gr.errors.items():
+                self.errors[idx][kind] += 1
+            if gr.termination == "adjudication":
+                self.adjudicated += 1
+            ps = self.pair_scores.setdefault(gr.task.pair, [])
+            ps.append(s)
+            if len(ps) == 2:
+                self.penta[int(round(2 * sum(ps)))] += 1
+            if self.pgn_fh and gr.pgn:
+                self.pgn_fh.write(gr.pgn + "\n\n")
+                self.pgn_fh.flush()
+            line = self.progress_line(gr)
+            print(line, flush=True)
+            if self.args.sprt and self.sprt_decision is None:
+                llr = self.llr()
+                lo, hi = sprt_bounds(self.args.alpha, self.args.beta)
+                if llr >= hi:
+                    self.sprt_decision = "H1 accepted (elo >= %g likely)" % self.args.sprt[1]
+                elif llr <= lo:
+                    self.sprt_decision = "H0 accepted (elo <= %g likely)" % self.args.sprt[0]
+                if self.sprt_decision:
+                    self.sprt_at = len(self.results)
+                    print("SPRT: %s after %d games (LLR %.2f, bounds [%.2f, %.2f]); stopping"
+                          % (self.sprt_decision, self.sprt_at, llr, lo, hi), flush=True)
+                    self.stop.set()
+
+    def llr(self) -> float:
+        e0, e1 = self.args.sprt
+        return llr_pentanomial(self.penta, e0, e1, exact=not self.args.sprt_normal)
+
+    def progress_line(self, gr: GameResult) -> str:
+        w, d, l = self.wdl
+        n = w + d + l
+        names = (self.specs[gr.white].name, self.specs[1 - gr.white].name)
+        tri = trinomial_stats(w, d, l)
+        s = "[%d/%d] game %d: %s vs %s: %s {%s}  | %s: %d-%d-%d (%.1f%%) Elo %s" % (
+            n, len(self.tasks), gr.task.number, names[0], names[1], gr.result, gr.reason,
+            self.specs[0].name, w, d, l, 100.0 * (w + d / 2.0) / n, fmt_elo(tri["elo"]))
+        if self.args.sprt:
+            lo, hi = sprt_bounds(self.args.alpha, self.args.beta)
+            s += "  LLR %.2f [%.2f, %.2f]" % (self.llr(), lo, hi)
+        return s
+
+    # ---- workers ----
+    async def worker(self, wid: int) -> None:
+        engines: List[Optional[EngineHandle]] = [None, None]
+        startup_timeout = max(30.0, self.st.stall_timeout)
+        try:
+            while True:
+                task = self.take_task()
+                if task is None:
+                    break
+                gr = None
+                for i in range(2):
+                    if engines[i] is None or not engines[i].alive:
+                        if engines[i] is not None:
+                            engines[i].kill()
+                        engines[i] = EngineHandle(self.specs[i], self.engine_opts[i], self.stderr)
+                        try:
+                            await engines[i].start(startup_timeout)
+                        except Exception as err:  # engine failed to (re)start: lose the game as a crash
+                            engines[i].kill()
+                            engines[i] = None
+                            white = 0 if task.engine1_white else 1
+                            res = "0-1" if i == white else "1-0"
+                            gr = GameResult(task=task, result=res, termination="crash",
+                                            reason="%s failed to start: %r" % (self.specs[i].name, err),
+                                            white=white, errors={i: "crash"})
+                            break
+                if gr is None:
+                    try:
+                        gr = await play_game(task, engines, self.specs, self.st, self.tcs)  # type: ignore[arg-type]
+                    except Exception as err:  # e.g. crash during ucinewgame/isready
+                        import chess.engine
+                        white = 0 if task.engine1_white else 1
+                        culprit = None
+                        for i in range(2):
+                            if engines[i] is None or not engines[i].alive:
+                                culprit = i
+                        if culprit is None:
+                            raise
+                        kind = "crash" if isinstance(err, chess.engine.EngineTerminatedError) else "stall"
+                        engines[culprit].kill()  # type: ignore[union-attr]
+                        gr = GameResult(task=task, result="0-1" if culprit == white else "1-0", termination=kind,
+                                        reason="%s: %s before the game (%r)" % (self.specs[culprit].name, kind, err),
+                                        white=white, errors={culprit: kind})
+                for i in range(2):
+                    if engines[i] is not None and not engines[i].alive:
+                        engines[i].kill()
+                        engines[i] = None
+                self.record(gr)
+        finally:
+            for e in engines:
+                if e is not None:
+                    await e.close()
+
+    def _thread_main(self, wid: int) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        task = loop.create_task(self.worker(wid))
+        with self.lock:
+            self.worker_loops.append((loop, task))
+        try:
+            loop.run_until_complete(task)
+        except asyncio.CancelledError:
+            pass
+        except Exception as err:
+            print("worker %d failed: %r" % (wid, err), file=sys.stderr, flush=True)
+            self.stop.set()
+        finally:
+            loop.close()
+
+    def run(self) -> None:
+        # Each worker thread runs its own event loop. A thread whose engine just sent 'bestmove'
+        # may have to wait for the GIL while another thread parses info lines; Python's default
+        # switch interval (5 ms) would add that wait to the engine's clock. 0.5 ms keeps it small.
+        sys.setswitchinterval(0.0005)
+        n = min(self.args.concurrency, len(self.tasks))
+        threads = [threading.Thread(target=self._thread_main, args=(i,), daemon=True) for i in range(n)]
+        for t in threads:
+            t.start()
+        try:
+            while any(t.is_alive() for t in threads):
+                for t in threads:
+                    t.join(0.2)
+        except KeyboardInterrupt:
+            print("\ninterrupted: stopping (games in progress are discarded)", file=sys.stderr, flush=True)
+            self.interrupted = True
+            self.stop.set()
+            with self.lock:
+                loops = list(self.worker_loops)
+            for loop, task in loops:
+                try:
+                    loop.call_soon_threadsafe(task.cancel)
+                except RuntimeError:
+                    pass
+            for t in threads:
+                t.join(10)
+        if self.pgn_fh:
+            self.pgn_fh.close()
+
+    # ---- summary ----
+    def summary(self) -> Dict:
+        w, d, l = self.wdl
+        n = w + d + l
+        tri = trinomial_stats(w, d, l)
+        pen = pentanomial_stats(self.penta)
+        out = {
+            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "engine1": self.specs[0].name, "engine2": self.specs[1].name,
+            "spec1": self.specs[0].spec, "spec2": self.specs[1].spec,
+            "rating1": self.specs[0].rating, "rating2": self.specs[1].rating,
+            "tc": self.tcs, "openings": self.args.openings if self.book else None,
+            "games": n, "wins": w, "draws": d, "losses": l,
+            "points": w + d / 2.0, "score": (w + d / 2.0) / n if n else None,
+            "penta": list(self.penta),
+            "elo_tri": tri["elo"], "err_tri": tri["err"],
+            "elo_penta": pen["elo"], "err_penta": pen["err"],
+            "los": los(w, l),
+            "errors1": self.errors[0], "errors2": self.errors[1],
+            "adjudicated": self.adjudicated,
+            "elapsed_s": round(time.time() - self.start_time, 1),
+        }
+        if self.args.sprt:
+            lo, hi = sprt_bounds(self.args.alpha, self.args.beta)
+            out["sprt"] = {"elo0": self.args.sprt[0], "elo1": self.args.sprt[1], "alpha": self.args.alpha,
+                           "beta": self.args.beta, "llr": self.llr(), "lower": lo, "upper": hi,
+                           "decision": self.sprt_decision or "none (max games reached / stopped)",
+                           "decided_after": self.sprt_at}
+        return out
+
+    def print_summary(self, s: Dict) -> None:
+        print("")
+        print("=" * 72)
+        print("%s vs %s   tc %s   %d games" % (s["engine1"], s["engine2"], s["tc"], s["games"]))
+        if not s["games"]:
+            print("no games finished")
+            return
+        print("Score of %s: W-D-L %d-%d-%d  [%.1f%%]  points %.1f/%d"
+              % (s["engine1"], s["wins"], s["draws"], s["losses"], 100 * s["score"], s["points"], s["games"]))
+        print("Elo difference (pentanomial, %d pairs): %s +/- %s"
+              % (sum(s["penta"]), fmt_elo(s["elo_penta"]), "%.1f" % s["err_penta"] if not math.isnan(s["err_penta"]) else "nan"))
+        print("Elo difference (trinomial, per game):  %s +/- %s"
+              % (fmt_elo(s["elo_tri"]), "%.1f" % s["err_tri"] if not math.isnan(s["err_tri"]) else "nan"))
+        print("Pentanomial [0, 0.5, 1, 1.5, 2]: %s   LOS %.1f%%   adjudicated %d"
+              % (s["penta"], 100 * s["los"], s["adjudicated"]))
+        for i, key in ((0, "errors1"), (1, "errors2")):
+            e = s[key]
+            print("%-24s time forfeits %d, illegal moves %d, crashes %d, stalls %d"
+                  % (self.specs[i].name + ":", e["time forfeit"], e["illegal move"], e["crash"], e["stall"]))
+        if "sprt" in s:
+            sp = s["sprt"]
+            print("SPRT elo0=%g elo1=%g alpha=%g beta=%g: LLR %.2f [%.2f, %.2f] -> %s"
+                  % (sp["elo0"], sp["elo1"], sp["alpha"], sp["beta"], sp["llr"], sp["lower"], sp["upper"],
+                     sp["decision"]))
+
+
+# --------------------------------------------------------------------------
+# Rating estimate from results files
+# --------------------------------------------------------------------------
+
+
+def run_estimate(paths: List[str], engine: Optional[str]) -> int:
+    rows = []
+    for p in paths:
+        with open(p, "r", encoding="utf-8") as fh:
+            for ln in fh:
+                ln = ln.strip()
+                if ln:
+                    rows.append(json.loads(ln))
+    by_engine: Dict[str, List[Tuple[float, float, float, str]]] = {}
+    for r in rows:
+        if not r.get("games"):
+            continue
+        r1, r2 = r.get("rating1"), r.get("rating2")
+        if r2 is not None and r1 is None:  # engine 1 unrated, opponent rated
+            by_engine.setdefault(r["engine1"], []).append(
+                (float(r2), float(r["points"]), float(r["games"]), r["engine2"]))
+        elif r1 is not None and r2 is None:
+            by_engine.setdefault(r["engine2"], []).append(
+                (float(r1), float(r["games"] - r["points"]), float(r["games"]), r["engine1"]))
+    if engine:
+        by_engine = {k: v for k, v in by_engine.items() if k == engine}
+    if not by_engine:
+        print("no usable results (need matches of an unrated engine against opponents with a known rating)",
+              file=sys.stderr)
+        return 1
+    for name, recs in by_engine.items():
+        print("%s:" % name)
+        agg: Dict[Tuple[str, float], List[float]] = {}
+        for rating, pts, games, opp in recs:
+            a = agg.setdefault((opp, rating), [0.0, 0.0])
+            a[0] += pts
+            a[1] += games
+        for (opp, rating), (pts, games) in sorted(agg.items(), key=lambda kv: kv[0][1]):
+            sc = pts / games
+            print("  vs %-20s (%4.0f): %5.1f/%-4d = %5.1f%%  -> perf %s" % (
+                opp, rating, pts, games, 100 * sc,
+                "%.0f" % (rating + elo_from_score(sc)) if 0 < sc < 1 else ("> %.0f" % rating if sc >= 1 else "< %.0f" % rating)))
+        est = estimate_rating([(r, p, n) for (o, r), (p, n) in agg.items()])
+        if est:
+            if est["bounded"]:
+                print("  ML rating estimate: %.0f +/- %.0f (95%%, %d games)" % (est["rating"], est["err"], est["games"]))
+            else:
+                print("  ML rating estimate: unbounded (scored %s of the points); needs %s opponents"
+                      % (("all", "stronger") if est["points"] >= est["games"] else ("none", "weaker")))
+    print("(Ratings on the opponents' scale: Stockfish 15.1 UCI_Elo is documented as calibrated at 60s+0.6s "
+          "and anchored to CCRL 40/4.)")
+    return 0
+
+
+# --------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------
+
+HELP_EPILOG = r"""
+ENGINE SPECS
+  Each engine is KIND[,key=value[,key=value...]] where KIND is one of
+    stockfish:ELO    /usr/games/stockfish (15.1) with UCI_LimitStrength=true,
+                     UCI_Elo=ELO (1350..2850), Threads=1, Hash=16; rating=ELO
+    stockfish        full-strength Stockfish, Threads=1, Hash=16
+    toga2            /usr/games/toga2     (Toga II 3.0; Hash=16)
+    glaurung         /usr/games/glaurung  (Glaurung 2.2; Threads=1, Hash=16)
+    ethereal         /usr/games/ethereal-chess (Ethereal 12; Threads=1, Hash=16)
+    rookery[:PATH]   a Rookery build (default PATH: <repo>/target/release/rookery)
+    PATH or cmd=PATH any UCI binary (a command with arguments may be quoted:
+                     "python3 scripts/fixtures/fake_engine.py --mode random")
+  and the optional items are
+    name=NAME        display name (PGN, output)
+    option.X=Y       UCI option X set to Y (like cutechess-cli)
+    arg=A            extra command-line argument for the engine
+    rating=R         known rating of this engine (used by --estimate)
+    rookery=true     treat as a Rookery build (OwnBook handling below)
+  Options can also be given with --option1/--option2 NAME=VALUE (repeatable) or
+  --each NAME=VALUE (both engines). Precedence: preset < --each < spec < --optionN.
+  Preset options (Threads, Hash) are only sent if the engine has that option;
+  explicitly requested options must exist or the script exits with an error.
+
+OWNBOOK
+  When openings come from a file, every engine that has an 'OwnBook' UCI
+  option (Rookery, Toga II, Glaurung) gets OwnBook=false unless you set it
+  yourself, so all games start from the book position. With --openings none
+  the engines keep their default (Rookery uses its own book).
+
+GAMES AND OPENINGS
+  Openings are read from a PGN (moves from the start position) or EPD file.
+  Each opening is played twice with colours reversed (engine 1 is White in the
+  odd-numbered game of each pair). --games N is rounded up to an even number;
+  --rounds R means R opening pairs (= 2R games). Openings are taken in file
+  order from --start, or in a --shuffle'd order (reproducible with --seed).
+
+CLOCKS AND FORFEITS
+  With --tc the script keeps the clocks: the wall time from writing 'go' to
+  reading the pipe chunk that holds 'bestmove' (so OS pipe/scheduling latency
+  counts against the engine, python-chess's own bookkeeping does not) is
+  subtracted from the mover's clock, then the increment is added.
+  A move that arrives when more time was used than was left on the clock plus
+  --timemargin (default 0 ms, like cutechess-cli) is a time forfeit: loss for
+  the mover ("time forfeit" in the PGN Termination tag), or a draw if the
+  opponent has insufficient mating material. An engine that does not answer
+  within (remaining clock + --stall-timeout) is a "stall" (loss; the process is
+  killed and restarted for the next game). With --nodes/--depth only, the
+  stall limit is --stall-timeout per move; with --movetime there are no time
+  forfeits (the limit is a request to the engine), only stalls after
+  movetime + --stall-timeout. ucinewgame/isready happen before the clock runs.
+  Crashes (engine process exits) are "crash", a bestmove that is not legal (or
+  'bestmove (none)'/'0000' in a position with legal moves) is "illegal move";
+  both lose. A crashed engine is restarted for the next game.
+
+ADJUDICATION (no tablebases)
+  resign: if both engines' last --resign-moves reports (each side's own moves)
+  all give the same side >= --resign-score cp (mate scores count as 100000),
+  that side wins. draw: if the last --draw-moves plies in a row all reported
+  |score| <= --draw-score cp, with the counting starting after move
+  --draw-movenumber, the game is drawn. maxplies: draw after --maxplies plies
+  (counting the opening moves). Set a count to 0, or use --no-adjudication
+  (resign+draw) to disable. Game ends by rule (mate, stalemate, threefold
+  repetition, fifty-move rule, insufficient material) are always applied.
+
+STATISTICS
+  W-D-L and score are from engine 1's point of view. Elo uses the logistic
+  model Elo = -400*log10(1/score - 1). The primary 95% error bar is
+  pentanomial: game pairs (same opening, both colours) are the independent
+  unit, score variance estimated from the 5 pair outcomes; the interval
+  score +/- 1.96*SE is mapped to Elo and half its width is printed. The
+  trinomial (per-game) figure is printed too. SPRT is the generalised SPRT on
+  pentanomial pair results with logistic Elo bounds elo0/elo1, computed as
+  fishtest does (LLR = N * sum p_i ln(q1_i/q0_i), q0/q1 the max-likelihood
+  outcome distributions with expected score s0/s1); for large N this equals
+  the normal approximation N*(s1-s0)*(2*mean-s0-s1)/(2*var) used by OpenBench
+  (--sprt-normal selects that one; it is unreliable for a few games). LLR
+  bounds are ln(beta/(1-alpha)) and ln((1-beta)/alpha). Only completed pairs
+  count. When the LLR crosses a bound no new games are started; games already
+  running still finish and are counted in the final totals.
+
+EXAMPLES
+  scripts/match.py rookery stockfish:1500 --tc 10+0.1 --games 100 -c 2 --pgn sf1500.pgn
+  scripts/match.py rookery:target/release/rookery rookery:/tmp/base/rookery \
+      --tc 10+0.1 --sprt 0 5 --games 20000 --openings ../shared/openings/UHO_4060_v4.epd
+  scripts/match.py stockfish:1350 glaurung --nodes 5000 --games 10 --option2 Hash=8
+  scripts/match.py --estimate results/ladder.jsonl
+
+EXIT STATUS
+  0 ok; 2 setup error (bad arguments, missing engine binary or openings file,
+  engine fails to start or lacks a requested option); 3 with --fail-on-errors
+  when any counted engine had a time forfeit, illegal move, crash or stall;
+  130 when interrupted.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="match.py",
+        description="Play a match between two UCI engines (Rookery match tooling).",
+        epilog=HELP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("engines", nargs="*", metavar="ENGINE", help="two engine specs (see ENGINE SPECS)")
+    g = p.add_argument_group("games")
+    g.add_argument("--games", "-n", type=int, help="number of games (rounded up to even; default 10)")
+    g.add_argument("--rounds", type=int, help="number of opening pairs (2 games each); alternative to --games")
+    g.add_argument("-c", "--concurrency", type=int, default=2, help="games played at the same time (default 2)")
+    g.add_argument("--openings", default=DEFAULT_OPENINGS,
+                   help="PGN or EPD opening file, or 'none' for the start position "
+                        "(default: ../shared/openings/8moves_v3.pgn relative to the repo root)")
+    g.add_argument("--start", type=int, default=1, help="first opening to use, 1-based (default 1)")
+    g.add_argument("--shuffle", action="store_true", help="use openings in a random order")
+    g.add_argument("--seed", type=int, help="seed for --shuffle (default: random, printed)")
+    t = p.add_argument_group("time control (combinable; at least one required)")
+    t.add_argument("--tc", help="clock: [MOVES/]SECONDS[+INC], e.g. 10+0.1 or 40/60")
+    t.add_argument("--nodes", type=int, help="node limit per move")
+    t.add_argument("--depth", type=int, help="depth limit per move")
+    t.add_argument("--movetime", type=int, metavar="MS", help="fixed time per move in milliseconds")
+    t.add_argument("--timemargin", type=int, default=0, metavar="MS",
+                   help="grace before a late move is a time forfeit (default 0)")
+    t.add_argument("--stall-timeout", type=float, default=10.0, metavar="S",
+                   help="seconds past the time limit (or per move with nodes/depth) before an engine "
+                        "that has not answered is declared stalled (default 10)")
+    o = p.add_argument_group("engine options")
+    o.add_argument("--option1", action="append", metavar="NAME=VALUE", help="UCI option for engine 1 (repeatable)")
+    o.add_argument("--option2", action="append", metavar="NAME=VALUE", help="UCI option for engine 2 (repeatable)")
+    o.add_argument("--each", action="append", metavar="NAME=VALUE", help="UCI option for both engines (repeatable)")
+    o.add_argument("--keep-ownbook", action="store_true",
+                   help="don't set OwnBook=false even when openings come from a file")
+    o.add_argument("--engine-stderr", choices=("show", "discard"), default="show",
+                   help="engines' stderr: pass through (default) or discard")
+    a = p.add_argument_group("adjudication")
+    a.add_argument("--resign-score", type=int, default=1000, metavar="CP", help="default 1000")
+    a.add_argument("--resign-moves", type=int, default=4, metavar="K", help="moves per side; 0 disables (default 4)")
+    a.add_argument("--draw-movenumber", type=int, default=40, metavar="N", help="default 40")
+    a.add_argument("--draw-moves", type=int, default=8, metavar="K", help="plies; 0 disables (default 8)")
+    a.add_argument("--draw-score", type=int, default=10, metavar="CP", help="default 10")
+    a.add_argument("--maxplies", type=int, default=400, help="draw after this many plies; 0 disables (default 400)")
+    a.add_argument("--no-adjudication", action="store_true", help="disable resign and draw adjudication")
+    s = p.add_argument_group("SPRT")
+    s.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
+                   help="run a sequential test of H0: elo=ELO0 vs H1: elo=ELO1 (logistic Elo); "
+                        "--games is the maximum (default 20000 with --sprt)")
+    s.add_argument("--sprt-normal", action="store_true",
+                   help="use the normal-approximation LLR (OpenBench) instead of fishtest's exact GSPRT")
+    s.add_argument("--alpha", type=float, default=0.05, help="type I error (default 0.05)")
+    s.add_argument("--beta", type=float, default=0.05, help="type II error (default 0.05)")
+    r = p.add_argument_group("output")
+    r.add_argument("--pgn", metavar="FILE", help="append games to this PGN file")
+    r.add_argument("--results", metavar="FILE", help="append a one-line JSON summary to this file (for --estimate)")
+    r.add_argument("--event", default="Rookery match", help="PGN Event tag")
+    r.add_argument("--no-comments", action="store_true", help="no score/depth/time comments in the PGN")
+    r.add_argument("--fail-on-errors", nargs="?", const="any", choices=("any", "first"),
+                   help="exit 3 if any engine ('any') or engine 1 ('first') had a time forfeit, illegal move, "
+                        "crash or stall")
+    r.add_argument("--debug", action="store_true", help="log UCI traffic (python-chess debug logging)")
+    e = p.add_argument_group("rating estimate (no games played)")
+    e.add_argument("--estimate", nargs="+", metavar="RESULTS_FILE",
+                   help="fit a max-likelihood rating from --results files (opponents need a rating, e.g. stockfish:ELO)")
+    e.add_argument("--estimate-engine", metavar="NAME", help="only estimate this engine")
+    return p
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.debug else logging.ERROR,
+                        format="%(asctime)s %(threadName)s %(message)s")
+    if args.estimate:
+        try:
+            return run_estimate(args.estimate, args.estimate_engine)
+        except (OSError, ValueError, KeyError) as err:
+            print("error: %s" % err, file=sys.stderr)
+            return 2
+    try:
+        return run_match(args, parser)
+    except SetupError as err:
+        print("error: %s" % err, file=sys.stderr)
+        return 2
+
+
+def run_match(args, parser) -> int:
+    if len(args.engines) != 2:
+        raise SetupError("need exactly two engine specs (got %d); see --help" % len(args.engines))
+    if not (args.tc or args.nodes or args.depth or args.movetime):
+        raise SetupError("give a time control: --tc, --nodes, --depth and/or --movetime")
+    if args.games is not None and args.rounds is not None:
+        raise SetupError("give --games or --rounds, not both")
+    if args.concurrency < 1:
+        raise SetupError("--concurrency must be >= 1")
+    if args.sprt and not (0 < args.alpha < 1 and 0 < args.beta < 1 and args.sprt[0] < args.sprt[1]):
+        raise SetupError("--sprt needs ELO0 < ELO1 and 0 < alpha, beta < 1")
+    if args.rounds is not None:
+        total = 2 * args.rounds
+    elif args.games is not None:
+        total = args.games + (args.games % 2)
+    else:
+        total = 20000 if args.sprt else 10
+    if total <= 0:
+        raise SetupError("number of games must be positive")
+    tc = TimeControl.parse(args.tc) if args.tc else None
+
+    specs = [parse_engine_spec(s) for s in args.engines]
+    for es in specs:
+        check_executable(es)
+    if specs[0].name == specs[1].name:
+        specs[1].name += "#2"
+
+    use_book = bool(args.openings) and args.openings.lower() != "none"
+    if use_book and not os.path.isfile(args.openings):
+        raise SetupError("openings file not found: %s" % args.openings)
+    try:
+        import chess  # noqa: F401
+        import chess.engine  # noqa: F401
+    except ImportError:
+        raise SetupError("python-chess is not installed (pip install chess, or scripts/install-opponents.sh)")
+    book = OpeningBook(args.openings) if use_book else None
+    if args.shuffle and args.seed is None:
+        args.seed = random.SystemRandom().randrange(1 << 31)
+
+    each = parse_option_list(args.each)
+    per = [parse_option_list(args.option1), parse_option_list(args.option2)]
+    engine_opts: List[Dict[str, str]] = []
+    for i, es in enumerate(specs):
+        opts: Dict[str, str] = {}
+        opts.update(each)
+        opts.update(es.options)
+        opts.update(per[i])
+        # Rookery (and Toga II / Glaurung) have OwnBook=true by default: turn it off when
+        # the openings come from a file. Sent only if the engine has the option.
+        if book is not None and not args.keep_ownbook and "OwnBook" not in opts:
+            es.soft_options["OwnBook"] = "false"
+        engine_opts.append(opts)
+
+    # Probe both engines once: fail fast (exit 2) if one can't start or lacks an option.
+    async def probe() -> List[str]:
+        names = []
+        for i, es in enumerate(specs):
+            h = EngineHandle(es, engine_opts[i], asyncio.subprocess.DEVNULL)
+            try:
+                await h.start(30.0)
+                names.append(h.protocol.id.get("name", "?"))
+            except SetupError:
+                raise
+            except Exception as err:
+                raise SetupError("engine %r failed to start: %r" % (es.spec, err))
+            finally:
+                await h.close()
+        return names
+
+    ids = asyncio.run(probe())
+
+    settings = Settings(
+        tc=tc, nodes=args.nodes, depth=args.depth,
+        movetime=(args.movetime / 1000.0) if args.movetime else None,
+        timemargin=args.timemargin / 1000.0, stall_timeout=args.stall_timeout,
+        resign_score=args.resign_score, resign_moves=0 if args.no_adjudication else args.resign_moves,
+        draw_movenumber=args.draw_movenumber, draw_moves=0 if args.no_adjudication else args.draw_moves,
+        draw_score=args.draw_score, maxplies=args.maxplies, event=args.event, comments=not args.no_comments)
+    m = Match(args, specs, engine_opts, book, settings)
+    m.build_tasks(total)
+    print("Match: %s (%s) vs %s (%s), %d games, tc %s, concurrency %d" % (
+        specs[0].name, ids[0], specs[1].name, ids[1], len(m.tasks), m.tcs, args.concurrency))
+    for i, es in enumerate(specs):
+        soft = {k: v for k, v in es.soft_options.items() if k not in engine_opts[i]}
+        print("  engine %d: %s  options %s%s" % (i + 1, " ".join(es.cmd), engine_opts[i] or "{}",
+                                                 "  if supported: %s" % soft if soft else ""))
+    if book:
+        print("Openings: %s (%d positions, %s, start %d%s)" % (
+            args.openings, len(book), book.kind.upper(), args.start,
+            ", shuffled seed %d" % args.seed if args.shuffle else ""))
+    else:
+        print("Openings: none (standard start position)")
+    if args.sprt:
+        lo, hi = sprt_bounds(args.alpha, args.beta)
+        print("SPRT: elo0=%g elo1=%g alpha=%g beta=%g, LLR bounds [%.2f, %.2f]"
+              % (args.sprt[0], args.sprt[1], args.alpha, args.beta, lo, hi))
+    sys.stdout.flush()
+
+    def on_term(signum, frame):  # SIGTERM behaves like Ctrl-C: stop, kill engines, print the summary
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_term)
+    m.run()
+    interrupted = m.interrupted
+    summ = m.summary()
+    m.print_summary(summ)
+    if args.results:
+        with open(args.results, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(summ, allow_nan=True) + "\n")
+    if args.fail_on_errors:
+        counted = [0] if args.fail_on_errors == "first" else [0, 1]
+        bad = sum(sum(m.errors[i].values()) for i in counted)
+        if bad:
+            print("FAIL: %d time forfeit/illegal move/crash/stall events" % bad)
+            return 3
+    return 130 if interrupted else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
