@@ -15,6 +15,23 @@ use super::{
     MAX_PLY,
 };
 use crate::chess::{insufficient_material, Position};
+
+fn us_of(board: &Board) -> cozy_chess::Color {
+    board.side_to_move()
+}
+
+/// A hash of the pawn structure alone (keys the correction history).
+fn pawn_key(board: &Board) -> u64 {
+    use cozy_chess::Color;
+    let mix = |x: u64, k: u64| (x ^ (x >> 29)).wrapping_mul(k).rotate_left(31);
+    mix(
+        board.colored_pieces(Color::White, Piece::Pawn).0,
+        0x9E37_79B9_7F4A_7C15,
+    ) ^ mix(
+        board.colored_pieces(Color::Black, Piece::Pawn).0,
+        0xC2B2_AE3D_27D4_EB4F,
+    )
+}
 use crate::eval::Evaluator;
 
 /// Read-only state every thread of one search shares.
@@ -409,12 +426,21 @@ impl<'a> SearchThread<'a> {
             }
         }
 
-        let static_eval = if in_check {
+        let raw_eval = if in_check {
             NO_EVAL
         } else if let Some(e) = tt_entry {
             e.eval
         } else {
             self.eval.evaluate(board)
+        };
+        // Correction history: shift the static eval by what searches of positions with
+        // this pawn structure found it to be off by.
+        let pawn_key = pawn_key(board);
+        let static_eval = if in_check {
+            NO_EVAL
+        } else {
+            (raw_eval + self.history.correction(us_of(board), pawn_key))
+                .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
         };
         // A TT score is a better estimate than the static eval when its bound allows.
         let eval = match tt_entry {
@@ -668,11 +694,22 @@ impl<'a> SearchThread<'a> {
             } else {
                 Bound::Upper
             };
+            let best_is_quiet = best_move
+                .is_none_or(|m| captured_piece(board, m).is_none() && m.promotion.is_none());
+            let bound_agrees = match bound {
+                Bound::Lower => best_score > static_eval,
+                Bound::Upper => best_score < static_eval,
+                Bound::Exact => true,
+            };
+            if !in_check && best_is_quiet && bound_agrees && best_score.abs() < MATE_BOUND {
+                self.history
+                    .update_correction(us, pawn_key, best_score - static_eval, depth);
+            }
             self.shared.tt.store(
                 key,
                 best_move,
                 best_score,
-                static_eval.max(-MATE_BOUND),
+                raw_eval.max(-MATE_BOUND),
                 depth,
                 bound,
                 ply,
@@ -710,10 +747,16 @@ impl<'a> SearchThread<'a> {
                 return e.score;
             }
         }
+        let mut raw_eval = 0;
         let stand_pat = if in_check {
             -MATE + ply as i32
         } else {
-            let e = tt_entry.map_or_else(|| self.eval.evaluate(board), |e| e.eval);
+            raw_eval = tt_entry.map_or_else(|| self.eval.evaluate(board), |e| e.eval);
+            let e = (raw_eval
+                + self
+                    .history
+                    .correction(board.side_to_move(), pawn_key(board)))
+            .clamp(-MATE_BOUND + 1, MATE_BOUND - 1);
             if e >= beta {
                 return e;
             }
@@ -768,7 +811,7 @@ impl<'a> SearchThread<'a> {
         } else {
             Bound::Upper
         };
-        let static_eval = if in_check { 0 } else { stand_pat };
+        let static_eval = raw_eval;
         self.shared
             .tt
             .store(key, best_move, best_score, static_eval, 0, bound, ply);

@@ -29,7 +29,13 @@ pub struct History {
     capture: Box<[[[i16; 6]; 64]; 12]>,
     counter: Box<[[Option<Move>; 64]; 12]>,
     pub killers: [[Option<Move>; 2]; MAX_PLY + 4],
+    /// Static-eval corrections by side to move and pawn-structure hash, in 1/256 cp.
+    correction: Box<[[i32; CORRECTION_SIZE]; 2]>,
 }
+
+const CORRECTION_SIZE: usize = 16_384;
+const CORRECTION_GRAIN: i32 = 256;
+const CORRECTION_LIMIT: i32 = 64 * CORRECTION_GRAIN;
 
 impl Default for History {
     fn default() -> Self {
@@ -39,6 +45,7 @@ impl Default for History {
             capture: Box::new([[[0; 6]; 64]; 12]),
             counter: Box::new([[None; 64]; 12]),
             killers: [[None; 2]; MAX_PLY + 4],
+            correction: Box::new([[0; CORRECTION_SIZE]; 2]),
         }
     }
 }
@@ -49,6 +56,20 @@ pub type ContKey = Option<(usize, usize)>;
 impl History {
     pub fn clear(&mut self) {
         *self = History::default();
+    }
+
+    /// Centipawns to add to the static eval of a position with this pawn structure.
+    pub fn correction(&self, color: Color, pawn_key: u64) -> i32 {
+        self.correction[color as usize][pawn_key as usize % CORRECTION_SIZE] / CORRECTION_GRAIN
+    }
+
+    /// Moves the correction toward the error a search just measured, weighted by depth.
+    pub fn update_correction(&mut self, color: Color, pawn_key: u64, error: i32, depth: i32) {
+        let entry = &mut self.correction[color as usize][pawn_key as usize % CORRECTION_SIZE];
+        let weight = (depth + 1).min(16);
+        let target = error * CORRECTION_GRAIN;
+        *entry = ((*entry * (256 - weight) + target * weight) / 256)
+            .clamp(-CORRECTION_LIMIT, CORRECTION_LIMIT);
     }
 
     pub fn quiet(&self, color: Color, mv: Move) -> i32 {

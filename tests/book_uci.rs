@@ -1,0 +1,115 @@
+//! The engine plays from its embedded opening book through UCI: instantly, legally,
+//! with the opening named, and never in analysis mode.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Sends `commands`, then reads until a `bestmove` line; returns (all lines, time to bestmove).
+fn run(commands: &[&str]) -> (Vec<String>, Duration) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start rookery");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut reader = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut lines = Vec::new();
+    // Load the book before timing (the first use parses the embedded file).
+    writeln!(stdin, "isready").unwrap();
+    let mut line = String::new();
+    while reader.read_line(&mut line).unwrap() > 0 && !line.starts_with("readyok") {
+        line.clear();
+    }
+    let start = Instant::now();
+    for c in commands {
+        writeln!(stdin, "{c}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let elapsed = loop {
+        line.clear();
+        if reader.read_line(&mut line).unwrap() == 0 {
+            panic!("engine exited before bestmove; got {lines:?}");
+        }
+        lines.push(line.trim().to_string());
+        if line.starts_with("bestmove") {
+            break start.elapsed();
+        }
+    };
+    writeln!(stdin, "quit").unwrap();
+    let _ = child.wait();
+    (lines, elapsed)
+}
+
+#[test]
+fn replies_from_the_book_at_once_with_the_opening_name() {
+    let (lines, elapsed) = run(&["position startpos", "go wtime 60000 btime 60000"]);
+    let info = lines
+        .iter()
+        .find(|l| l.starts_with("info string book move"))
+        .expect("book info line");
+    let best = lines.last().unwrap();
+    let mv = best.split_whitespace().nth(1).unwrap();
+    assert!(
+        ["e2e4", "d2d4", "c2c4", "g1f3"].contains(&mv),
+        "unexpected book move {mv}"
+    );
+    assert!(
+        info.contains(mv) && info.contains('('),
+        "book line should name the opening: {info}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.starts_with("info depth")),
+        "a book move needs no search"
+    );
+    assert!(
+        elapsed < Duration::from_millis(300),
+        "book reply took {elapsed:?}"
+    );
+}
+
+#[test]
+fn book_reply_after_e4_is_a_main_line() {
+    let (lines, _) = run(&[
+        "setoption name BookTemperature value 0",
+        "position startpos moves e2e4",
+        "go movetime 1000",
+    ]);
+    let best = lines.last().unwrap();
+    assert!(
+        best == "bestmove c7c5" || best == "bestmove e7e5",
+        "heaviest reply to 1.e4 was {best}"
+    );
+}
+
+#[test]
+fn analysis_and_disabled_book_search_instead() {
+    let (lines, _) = run(&["position startpos", "go depth 3"]);
+    assert!(lines.iter().any(|l| l.starts_with("info depth 3")));
+    assert!(!lines.iter().any(|l| l.contains("book move")));
+    let (lines, _) = run(&[
+        "setoption name OwnBook value false",
+        "position startpos",
+        "go movetime 100",
+    ]);
+    assert!(!lines.iter().any(|l| l.contains("book move")));
+}
+
+#[test]
+fn searchmoves_outside_the_book_force_a_search() {
+    let (lines, _) = run(&["position startpos", "go movetime 100 searchmoves h2h3"]);
+    assert_eq!(lines.last().unwrap(), "bestmove h2h3");
+}
+
+#[test]
+fn bad_book_file_keeps_the_embedded_book() {
+    let (lines, _) = run(&[
+        "setoption name BookFile value /nonexistent/book.bin",
+        "position startpos",
+        "go wtime 1000 btime 1000",
+    ]);
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("info string error") && l.contains("book")));
+    assert!(lines.iter().any(|l| l.starts_with("info string book move")));
+}
