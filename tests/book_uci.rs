@@ -98,7 +98,11 @@ fn analysis_and_disabled_book_search_instead() {
 #[test]
 fn searchmoves_outside_the_book_force_a_search() {
     let (lines, _) = run(&["position startpos", "go movetime 100 searchmoves h2h3"]);
-    assert!(lines.last().unwrap().starts_with("bestmove h2h3"), "{:?}", lines.last());
+    assert!(
+        lines.last().unwrap().starts_with("bestmove h2h3"),
+        "{:?}",
+        lines.last()
+    );
 }
 
 #[test]
