@@ -341,6 +341,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
     let mut step = 0usize;
     let (mut last_train, mut last_val) = (f64::NAN, f64::NAN);
     let train_start = Instant::now();
+    let mut last_log = Instant::now();
     for epoch in 1..=args.epochs {
         let epoch_start = Instant::now();
         train_ids.shuffle(&mut rng);
@@ -367,11 +368,17 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
             count += chunk.len();
             step += 1;
             let rate = count as f64 / epoch_start.elapsed().as_secs_f64().max(1e-9);
-            pb.set_message(format!(
+            let msg = format!(
                 "epoch {epoch} loss {:.5} {:.0} pos/s",
                 sum / count as f64,
                 rate
-            ));
+            );
+            // Without a terminal the bar is hidden: log a line a minute instead.
+            if pb.is_hidden() && !args.quiet && last_log.elapsed().as_secs() >= 60 {
+                eprintln!("step {step}/{total_steps} {msg}");
+                last_log = Instant::now();
+            }
+            pb.set_message(msg);
             pb.inc(1);
         }
         last_train = sum / count.max(1) as f64;
@@ -380,9 +387,9 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
         let line = format!(
             "epoch {epoch}: train {last_train:.6} val {last_val:.6} lr {lr:.2e} {secs:.0}s"
         );
-        if args.quiet {
-            // nothing
-        } else {
+        if pb.is_hidden() && !args.quiet {
+            eprintln!("{line}");
+        } else if !args.quiet {
             pb.println(line);
         }
         if let Some(f) = csv.as_mut() {
