@@ -1,20 +1,87 @@
 //! Static evaluation behind one interface.
 //!
 //! The search talks only to [`Evaluator`]: it calls `reset` at the root, `push`/`push_null`
-//! after making a move, `pop` after unmaking it, and `evaluate` at a node. That lets an
-//! incrementally updated network sit behind the same calls as the simple material +
-//! piece-square evaluation in [`pst`].
+//! after making a move, `pop` after unmaking it, and `evaluate` at a node. Behind it sits
+//! the neural network ([`network`]) with its incrementally updated first layer
+//! ([`accumulator`]); [`pst`] is the material + piece-square baseline it is measured
+//! against. This file also owns the global network slot: the embedded default net, and
+//! [`load_eval_file`] to replace it (the UCI `EvalFile` option).
 
+pub mod accumulator;
+pub mod features;
+pub mod network;
 pub mod pst;
 
+use std::sync::{Arc, RwLock};
+
 use cozy_chess::{Board, Move};
+use once_cell::sync::Lazy;
+
+use accumulator::AccStack;
+use network::Network;
 
 /// Largest magnitude a static evaluation may return; keeps evals clear of mate scores.
 pub const EVAL_LIMIT: i32 = 20_000;
 
-/// Per-search-thread evaluation state (one per thread; cheap to create).
+/// Name of the embedded default network.
+pub const DEFAULT_NET_NAME: &str = "rookery-v1";
+/// The embedded default network (safetensors).
+pub static DEFAULT_NET: &[u8] = include_bytes!("../../nets/rookery-v1.safetensors");
+
+static CURRENT: Lazy<RwLock<Arc<Network>>> = Lazy::new(|| {
+    let net = Network::from_bytes(DEFAULT_NET, DEFAULT_NET_NAME)
+        .unwrap_or_else(|e| panic!("the embedded network is invalid: {e}"));
+    RwLock::new(Arc::new(net))
+});
+
+/// The network new evaluators will use.
+pub fn current_network() -> Arc<Network> {
+    match CURRENT.read() {
+        Ok(guard) => Arc::clone(&guard),
+        Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+    }
+}
+
+fn set_network(net: Network) -> String {
+    let description = net.description();
+    let mut guard = match CURRENT.write() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    *guard = Arc::new(net);
+    description
+}
+
+/// Loads a safetensors network from `path` into the global slot and returns its
+/// description. `""` or `"<default>"` restores the embedded net. On any error (missing
+/// file, not safetensors, wrong tensor names or shapes, weights out of range) the
+/// previous network stays in place and the error says why.
+pub fn load_eval_file(path: &str) -> Result<String, String> {
+    let path = path.trim();
+    if path.is_empty() || path == "<default>" {
+        let net = Network::from_bytes(DEFAULT_NET, DEFAULT_NET_NAME)?;
+        return Ok(set_network(net));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read EvalFile '{path}': {e}"))?;
+    let name = std::path::Path::new(path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.to_string());
+    let net = Network::from_bytes(&bytes, &name).map_err(|e| format!("EvalFile '{path}': {e}"))?;
+    Ok(set_network(net))
+}
+
+/// Description (name, size, architecture) of the current network, for `info string`.
+pub fn net_description() -> String {
+    current_network().description()
+}
+
+/// Per-search-thread evaluation state (one per thread). Holds a snapshot of the global
+/// network, refreshed at every `reset`, and a preallocated accumulator stack.
 pub struct Evaluator {
-    _private: (),
+    net: Arc<Network>,
+    stack: AccStack,
+    scratch: Vec<i16>,
 }
 
 impl Default for Evaluator {
@@ -25,24 +92,86 @@ impl Default for Evaluator {
 
 impl Evaluator {
     pub fn new() -> Self {
-        Evaluator { _private: () }
+        Self::with_network(current_network())
     }
 
-    /// Prepares for a search from `board` (full refresh of any incremental state).
-    pub fn reset(&mut self, _board: &Board) {}
+    /// An evaluator using a specific network (tests, tools).
+    pub fn with_network(net: Arc<Network>) -> Self {
+        let h = net.q.hidden;
+        Evaluator {
+            net,
+            stack: AccStack::new(h),
+            scratch: vec![0; 2 * h],
+        }
+    }
+
+    /// The network this evaluator uses.
+    pub fn network(&self) -> &Arc<Network> {
+        &self.net
+    }
+
+    /// Prepares for a search from `board` (full refresh). Also picks up a network loaded
+    /// with [`load_eval_file`] since the last reset.
+    pub fn reset(&mut self, board: &Board) {
+        let latest = current_network();
+        if !Arc::ptr_eq(&latest, &self.net) {
+            *self = Self::with_network(latest);
+        }
+        self.stack.reset(&self.net.q, board);
+    }
+
+    /// Like `reset` but keeps this evaluator's network.
+    pub fn reset_keep_network(&mut self, board: &Board) {
+        self.stack.reset(&self.net.q, board);
+    }
 
     /// Called after `mv` took `before` to `after`.
-    pub fn push(&mut self, _before: &Board, _mv: Move, _after: &Board) {}
+    #[inline]
+    pub fn push(&mut self, before: &Board, _mv: Move, after: &Board) {
+        self.stack.push(&self.net.q, before, after);
+    }
 
     /// Called after a null move took `before` to `after`.
-    pub fn push_null(&mut self, _before: &Board, _after: &Board) {}
+    #[inline]
+    pub fn push_null(&mut self, before: &Board, after: &Board) {
+        self.stack.push(&self.net.q, before, after);
+    }
 
     /// Undoes the latest `push` / `push_null`.
-    pub fn pop(&mut self) {}
+    #[inline]
+    pub fn pop(&mut self) {
+        self.stack.pop();
+    }
+
+    /// Number of pushes not yet popped.
+    pub fn ply(&self) -> usize {
+        self.stack.ply()
+    }
+
+    /// Current (White, Black) accumulators (tests compare them with a full refresh).
+    pub fn accumulators(&self) -> (&[i16], &[i16]) {
+        self.stack.current()
+    }
+
+    /// Raw network output for `board` (cp / scale), side to move's view, unclamped.
+    #[inline]
+    pub fn raw(&mut self, board: &Board) -> f32 {
+        let (w, b) = self.stack.current();
+        let (us, them) = match board.side_to_move() {
+            cozy_chess::Color::White => (w, b),
+            cozy_chess::Color::Black => (b, w),
+        };
+        self.net
+            .q
+            .forward(us, them, features::hmc(board), &mut self.scratch)
+    }
 
     /// Evaluation of `board` in centipawns from the side to move's point of view.
+    /// `board` must be the position reached by the pushes since the last reset.
+    #[inline]
     pub fn evaluate(&mut self, board: &Board) -> i32 {
-        pst::evaluate(board).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+        let cp = self.raw(board) * self.net.scale;
+        (cp.round() as i32).clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }
 }
 

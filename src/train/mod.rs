@@ -1,8 +1,429 @@
-//! Network training (to be built by the neural-evaluation work).
+//! `rookery train`: trains the evaluation network with candle on labelled positions and
+//! saves it as safetensors (see `docs/net.md` for the format, targets and loss). Also the
+//! hidden `--bench-eval` measurement of the search kernel against candle's forward pass.
 
-#[derive(clap::Args, Debug)]
-pub struct TrainArgs {}
+pub mod bench_eval;
+pub mod data;
+pub mod sparse;
 
-pub fn run(_args: TrainArgs) -> Result<(), String> {
-    Err("training is not implemented yet".into())
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+use candle_core::{DType, Device, Tensor, Var};
+use candle_nn::{AdamW, Optimizer, ParamsAdamW, VarBuilder, VarMap};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+
+use crate::eval::network::{Model, Network, WEIGHT_CLIP};
+use data::{Dataset, LoadStats, SparseBufs};
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct TrainArgs {
+    /// Training files: `FEN | score_cp_white | result_white` per line, plain or .gz.
+    #[arg(long, num_args = 1.., required_unless_present = "bench_eval")]
+    pub data: Vec<String>,
+    /// Where to write the trained network (safetensors).
+    #[arg(long, default_value = "nets/rookery-new.safetensors")]
+    pub out: String,
+    #[arg(long, default_value_t = 10)]
+    pub epochs: usize,
+    #[arg(long, default_value_t = 8192)]
+    pub batch_size: usize,
+    /// Peak learning rate (AdamW); decays by cosine to `lr * lr_final`.
+    #[arg(long, default_value_t = 2e-3)]
+    pub lr: f64,
+    /// Final learning rate as a fraction of `--lr`.
+    #[arg(long, default_value_t = 0.05)]
+    pub lr_final: f64,
+    /// Blend: target = λ·result + (1−λ)·sigmoid(cp/scale).
+    #[arg(long, default_value_t = 0.3)]
+    pub wdl_lambda: f32,
+    /// Centipawns per unit of network output (cp → win probability: sigmoid(cp/scale)).
+    #[arg(long, default_value_t = 400.0)]
+    pub scale: f32,
+    /// Fraction of positions held out for validation.
+    #[arg(long, default_value_t = 0.02)]
+    pub val_fraction: f64,
+    /// Read at most this many positions (files in order).
+    #[arg(long)]
+    pub max_positions: Option<usize>,
+    /// Accumulator size per perspective.
+    #[arg(long, default_value_t = 256)]
+    pub hidden: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write `epoch-N.safetensors` here after every epoch.
+    #[arg(long)]
+    pub checkpoint_dir: Option<String>,
+    /// Append `epoch,train_loss,val_loss,lr,seconds` rows here.
+    #[arg(long)]
+    pub csv: Option<String>,
+    /// AdamW weight decay.
+    #[arg(long, default_value_t = 0.0)]
+    pub weight_decay: f64,
+    /// No progress bar (logs and tests).
+    #[arg(long)]
+    pub quiet: bool,
+    /// Measure ns/eval of the search kernel and of candle's forward pass, then exit.
+    #[arg(long, hide = true)]
+    pub bench_eval: bool,
+    /// Network for `--bench-eval` (default: the embedded one).
+    #[arg(long, hide = true)]
+    pub net: Option<String>,
+}
+
+impl TrainArgs {
+    /// Arguments with defaults for `data` (tests, tools).
+    pub fn with_data(data: Vec<String>, out: String) -> Self {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Wrap {
+            #[command(flatten)]
+            args: TrainArgs,
+        }
+        let mut argv = vec!["train".to_string(), "--out".into(), out, "--data".into()];
+        argv.extend(data);
+        Wrap::parse_from(argv).args
+    }
+}
+
+fn ce(e: candle_core::Error) -> String {
+    format!("candle: {e}")
+}
+
+/// Names of the trained tensors, in save order.
+const NAMES: [&str; 8] = [
+    "ft.weight",
+    "ft.bias",
+    "l1.weight",
+    "l1.bias",
+    "l2.weight",
+    "l2.bias",
+    "out.weight",
+    "out.bias",
+];
+
+/// Seeded initialisation: uniform ±1/sqrt(fan-in); the feature transformer uses the
+/// typical number of active inputs (32) as its fan-in.
+fn init_weights(
+    vars: &HashMap<String, Var>,
+    hidden: usize,
+    rng: &mut StdRng,
+) -> Result<(), String> {
+    for name in NAMES {
+        let var = vars
+            .get(name)
+            .ok_or_else(|| format!("missing var {name}"))?;
+        let fan_in = match name.split('.').next() {
+            Some("ft") => 32,
+            Some("l1") => 2 * hidden,
+            _ => crate::eval::network::L1,
+        };
+        let bound = (1.0 / (fan_in as f32).sqrt()).min(WEIGHT_CLIP);
+        let n = var.as_tensor().elem_count();
+        let vals: Vec<f32> = (0..n).map(|_| rng.gen_range(-bound..bound)).collect();
+        let t = Tensor::from_vec(vals, var.as_tensor().shape(), &Device::Cpu).map_err(ce)?;
+        var.set(&t).map_err(ce)?;
+    }
+    Ok(())
+}
+
+/// The tensors to save (trained weights + `scale`).
+fn tensors_to_save(
+    vars: &HashMap<String, Var>,
+    scale: f32,
+) -> Result<HashMap<String, Tensor>, String> {
+    let mut map = HashMap::new();
+    for name in NAMES {
+        let var = vars
+            .get(name)
+            .ok_or_else(|| format!("missing var {name}"))?;
+        map.insert(name.to_string(), var.as_tensor().copy().map_err(ce)?);
+    }
+    map.insert(
+        "scale".to_string(),
+        Tensor::new(&[scale], &Device::Cpu).map_err(ce)?,
+    );
+    Ok(map)
+}
+
+fn save(vars: &HashMap<String, Var>, scale: f32, path: &str) -> Result<(), String> {
+    if let Some(dir) = std::path::Path::new(path).parent() {
+        if !dir.as_os_str().is_empty() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+    }
+    let map = tensors_to_save(vars, scale)?;
+    candle_core::safetensors::save(&map, path).map_err(|e| format!("cannot save '{path}': {e}"))
+}
+
+/// Loss (MSE between sigmoid(output) and target) of one batch; returns the loss tensor.
+pub fn batch_loss(model: &Model, bufs: &SparseBufs, n: usize) -> candle_core::Result<Tensor> {
+    let dev = Device::Cpu;
+    let target = Tensor::from_slice(&bufs.target, (n, 1), &dev)?;
+    let w = model.ft.weight();
+    let b = match model.ft.bias() {
+        Some(b) => b,
+        None => candle_core::bail!("ft has no bias"),
+    };
+    let acc_s = sparse::ft_forward(w, b, Arc::clone(&bufs.stm))?;
+    let acc_o = sparse::ft_forward(w, b, Arc::clone(&bufs.other))?;
+    let y = model.head(&acc_s, &acc_o)?;
+    let p = candle_nn::ops::sigmoid(&y)?;
+    candle_nn::loss::mse(&p, &target)
+}
+
+/// Mean loss over `ids` without training.
+fn evaluate_loss(
+    model: &Model,
+    ds: &Dataset,
+    ids: &[usize],
+    args: &TrainArgs,
+) -> Result<f64, String> {
+    let mut bufs = SparseBufs::default();
+    let (mut sum, mut count) = (0.0f64, 0usize);
+    for chunk in ids.chunks(args.batch_size.max(1)) {
+        ds.sparse_batch(chunk, args.wdl_lambda, args.scale, &mut bufs);
+        let loss = batch_loss(model, &bufs, chunk.len()).map_err(ce)?;
+        let l = loss.to_scalar::<f32>().map_err(ce)? as f64;
+        sum += l * chunk.len() as f64;
+        count += chunk.len();
+    }
+    Ok(if count == 0 {
+        f64::NAN
+    } else {
+        sum / count as f64
+    })
+}
+
+fn cosine_lr(args: &TrainArgs, step: usize, total: usize) -> f64 {
+    let t = if total <= 1 {
+        1.0
+    } else {
+        step as f64 / (total - 1) as f64
+    };
+    let lo = args.lr * args.lr_final;
+    lo + 0.5 * (args.lr - lo) * (1.0 + (std::f64::consts::PI * t).cos())
+}
+
+/// Loads all `--data` files.
+pub fn load_data(args: &TrainArgs) -> Result<(Dataset, LoadStats), String> {
+    let max = args.max_positions.unwrap_or(usize::MAX);
+    let mut ds = Dataset::default();
+    let mut stats = LoadStats::default();
+    for path in &args.data {
+        ds.read_file(path, max, &mut stats)?;
+    }
+    Ok((ds, stats))
+}
+
+/// Result of a training run.
+pub struct TrainSummary {
+    pub positions: usize,
+    pub bad_lines: usize,
+    pub train_loss: f64,
+    pub val_loss: f64,
+    pub seconds: f64,
+    /// The trained tensors as saved (plus `scale`).
+    pub tensors: HashMap<String, Tensor>,
+}
+
+pub fn run(args: TrainArgs) -> Result<(), String> {
+    if args.bench_eval {
+        return bench_eval::run(&args);
+    }
+    train(&args).map(|_| ())
+}
+
+/// Trains a network as described by `args` and saves it to `args.out`.
+pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
+    if args.hidden == 0 || args.hidden > 4096 {
+        return Err(format!("--hidden must be in 1..=4096, got {}", args.hidden));
+    }
+    if args.batch_size == 0 || args.epochs == 0 {
+        return Err("--batch-size and --epochs must be positive".into());
+    }
+    if !(0.0..=1.0).contains(&args.wdl_lambda) || args.scale <= 0.0 {
+        return Err("--wdl-lambda must be in [0, 1] and --scale positive".into());
+    }
+    let say = |msg: String| {
+        if !args.quiet {
+            eprintln!("{msg}");
+        }
+    };
+    let start = Instant::now();
+    let (ds, stats) = load_data(args)?;
+    say(format!(
+        "loaded {} positions from {} lines in {:.1}s; {} bad lines{}",
+        ds.len(),
+        stats.lines,
+        start.elapsed().as_secs_f64(),
+        stats.bad,
+        stats
+            .first_bad
+            .as_deref()
+            .map(|l| format!(" (first: '{l}')"))
+            .unwrap_or_default()
+    ));
+    if ds.len() < 2 {
+        return Err(format!("not enough valid positions ({})", ds.len()));
+    }
+
+    let mut rng = StdRng::seed_from_u64(args.seed);
+    let mut ids: Vec<usize> = (0..ds.len()).collect();
+    ids.shuffle(&mut rng);
+    let n_val = ((ds.len() as f64 * args.val_fraction).round() as usize).min(ds.len() - 1);
+    let val_ids = ids.split_off(ds.len() - n_val);
+    let mut train_ids = ids;
+
+    let dev = Device::Cpu;
+    let varmap = VarMap::new();
+    let vb = VarBuilder::from_varmap(&varmap, DType::F32, &dev);
+    let model = Model::new(vb, args.hidden).map_err(ce)?;
+    let vars: HashMap<String, Var> = varmap
+        .data()
+        .lock()
+        .map_err(|_| "var map lock poisoned")?
+        .clone();
+    init_weights(&vars, args.hidden, &mut rng)?;
+    let clipped: Vec<Var> = ["ft.weight", "ft.bias", "l1.weight"]
+        .iter()
+        .filter_map(|n| vars.get(*n).cloned())
+        .collect();
+    let params = ParamsAdamW {
+        lr: args.lr,
+        weight_decay: args.weight_decay,
+        ..Default::default()
+    };
+    let mut opt = AdamW::new(varmap.all_vars(), params).map_err(ce)?;
+
+    let steps_per_epoch = train_ids.len().div_ceil(args.batch_size);
+    let total_steps = steps_per_epoch * args.epochs;
+    let pb = if args.quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(total_steps as u64)
+    };
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+            .map_err(|e| e.to_string())?
+            .progress_chars("=> "),
+    );
+    let mut csv = match &args.csv {
+        Some(path) => {
+            let exists = std::path::Path::new(path).exists();
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| format!("cannot open CSV '{path}': {e}"))?;
+            if !exists {
+                writeln!(f, "epoch,train_loss,val_loss,lr,seconds").map_err(|e| e.to_string())?;
+            }
+            Some(f)
+        }
+        None => None,
+    };
+    say(format!(
+        "training {} positions, validating on {}, {} epochs x {} steps of {}",
+        train_ids.len(),
+        val_ids.len(),
+        args.epochs,
+        steps_per_epoch,
+        args.batch_size
+    ));
+
+    let mut bufs = SparseBufs::default();
+    let mut step = 0usize;
+    let (mut last_train, mut last_val) = (f64::NAN, f64::NAN);
+    let train_start = Instant::now();
+    let mut last_log = Instant::now();
+    for epoch in 1..=args.epochs {
+        let epoch_start = Instant::now();
+        train_ids.shuffle(&mut rng);
+        let (mut sum, mut count) = (0.0f64, 0usize);
+        let mut lr = args.lr;
+        for chunk in train_ids.chunks(args.batch_size) {
+            lr = cosine_lr(args, step, total_steps);
+            opt.set_learning_rate(lr);
+            ds.sparse_batch(chunk, args.wdl_lambda, args.scale, &mut bufs);
+            let loss = batch_loss(&model, &bufs, chunk.len()).map_err(ce)?;
+            opt.backward_step(&loss).map_err(ce)?;
+            for var in &clipped {
+                let c = var
+                    .as_tensor()
+                    .clamp(-WEIGHT_CLIP, WEIGHT_CLIP)
+                    .map_err(ce)?;
+                var.set(&c).map_err(ce)?;
+            }
+            let l = loss.to_scalar::<f32>().map_err(ce)? as f64;
+            if !l.is_finite() {
+                return Err(format!("loss became {l} at step {step}; try a lower --lr"));
+            }
+            sum += l * chunk.len() as f64;
+            count += chunk.len();
+            step += 1;
+            let rate = count as f64 / epoch_start.elapsed().as_secs_f64().max(1e-9);
+            let msg = format!(
+                "epoch {epoch} loss {:.5} {:.0} pos/s",
+                sum / count as f64,
+                rate
+            );
+            // Without a terminal the bar is hidden: log a line a minute instead.
+            if pb.is_hidden() && !args.quiet && last_log.elapsed().as_secs() >= 60 {
+                eprintln!("step {step}/{total_steps} {msg}");
+                last_log = Instant::now();
+            }
+            pb.set_message(msg);
+            pb.inc(1);
+        }
+        last_train = sum / count.max(1) as f64;
+        last_val = evaluate_loss(&model, &ds, &val_ids, args)?;
+        let secs = epoch_start.elapsed().as_secs_f64();
+        let line = format!(
+            "epoch {epoch}: train {last_train:.6} val {last_val:.6} lr {lr:.2e} {secs:.0}s"
+        );
+        if pb.is_hidden() && !args.quiet {
+            eprintln!("{line}");
+        } else if !args.quiet {
+            pb.println(line);
+        }
+        if let Some(f) = csv.as_mut() {
+            writeln!(
+                f,
+                "{epoch},{last_train:.6},{last_val:.6},{lr:.6e},{secs:.1}"
+            )
+            .map_err(|e| format!("cannot write CSV: {e}"))?;
+        }
+        if let Some(dir) = &args.checkpoint_dir {
+            save(
+                &vars,
+                args.scale,
+                &format!("{dir}/epoch-{epoch}.safetensors"),
+            )?;
+        }
+    }
+    pb.finish_and_clear();
+    save(&vars, args.scale, &args.out)?;
+    // Make sure what was written loads and quantises as a playing network.
+    let bytes =
+        std::fs::read(&args.out).map_err(|e| format!("cannot re-read '{}': {e}", args.out))?;
+    let net = Network::from_bytes(&bytes, &args.out)?;
+    say(format!(
+        "saved {} in {:.0}s: train loss {last_train:.6}, val loss {last_val:.6}",
+        net.description(),
+        train_start.elapsed().as_secs_f64()
+    ));
+    Ok(TrainSummary {
+        positions: ds.len(),
+        bad_lines: stats.bad,
+        train_loss: last_train,
+        val_loss: last_val,
+        seconds: start.elapsed().as_secs_f64(),
+        tensors: tensors_to_save(&vars, args.scale)?,
+    })
 }

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Trains the default network (nets/rookery-v1.safetensors) on the shared data set.
+# Usage: scripts/train.sh [extra `rookery train` flags...]
+# Reproduces the committed net with the same binary, seed and data (see docs/net.md).
+set -euo pipefail
+DATA=${DATA:-/work/shared/data/train}
+OUT=${OUT:-nets/rookery-v1.safetensors}
+RUN=${RUN:-target/train-v1}
+mkdir -p "$RUN"
+# glibc keeps the large per-batch tensors in the heap instead of mmap'ing them each time
+# (cuts system time about tenfold).
+export GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296
+cargo build --release
+nice -n 10 target/release/rookery train \
+  --data "$DATA"/sf15-n3000-part1.txt.gz "$DATA"/sf15-n3000-part2.txt.gz \
+         "$DATA"/sf15-n3000-part3.txt.gz "$DATA"/sf15-n3000-part4.txt.gz \
+  --out "$OUT" --epochs 6 --batch-size 8192 --lr 0.004 --lr-final 0.05 \
+  --wdl-lambda 0.3 --scale 400 --val-fraction 0.02 --hidden 256 --seed 1 \
+  --checkpoint-dir "$RUN/checkpoints" --csv "$RUN/loss.csv" "$@"

@@ -1,0 +1,175 @@
+//! The network's input features: the exact 782-entry layout, computed the same way for
+//! the trainer (full feature lists) and for the engine (differences between two boards).
+//!
+//! One perspective `P` (White or Black) sees the board with its own pieces as "ours".
+//! For Black the board is mirrored vertically (rank r becomes 7 − r, files unchanged) and
+//! the colours are swapped, so both perspectives use the same weights.
+//!
+//! | index      | feature                                                            |
+//! |------------|--------------------------------------------------------------------|
+//! | 0..384     | our pieces: `64 * piece + square` (P, N, B, R, Q, K; a1 = 0, h8 = 63) |
+//! | 384..768   | their pieces: `384 + 64 * piece + square`                           |
+//! | 768        | side to move is `P`                                                 |
+//! | 769, 770   | our castling rights: short (king side), long (queen side)          |
+//! | 771, 772   | their castling rights: short, long                                  |
+//! | 773..781   | en-passant file a..h (only when the side to move has a pawn that could capture) |
+//! | 781        | halfmove clock, `min(hmc, 100) / 100` (the only non-binary input)   |
+
+use cozy_chess::{BitBoard, Board, Color, File, Piece, Rank, Square};
+
+/// Number of inputs per perspective.
+pub const INPUTS: usize = 782;
+/// First auxiliary feature (side to move).
+pub const STM: usize = 768;
+/// First castling feature.
+pub const CASTLE: usize = 769;
+/// First en-passant file feature.
+pub const EP: usize = 773;
+/// The halfmove-clock feature (non-binary).
+pub const HMC: usize = 781;
+/// Largest number of binary features that can be active in one perspective
+/// (32 pieces + side to move + 4 castling + 1 en passant).
+pub const MAX_ACTIVE: usize = 38;
+
+/// Square as seen by `persp`.
+#[inline(always)]
+pub fn rel_square(persp: Color, sq: Square) -> usize {
+    match persp {
+        Color::White => sq as usize,
+        Color::Black => sq as usize ^ 56,
+    }
+}
+
+/// Index of a piece feature from `persp`'s point of view.
+#[inline(always)]
+pub fn piece_index(persp: Color, color: Color, piece: Piece, sq: Square) -> usize {
+    let side = if color == persp { 0 } else { 384 };
+    side + 64 * piece as usize + rel_square(persp, sq)
+}
+
+/// The en-passant file as a feature: set only when the side to move has a pawn next to
+/// the double-pushed pawn (a pseudo-legal capture exists). This makes FENs that always
+/// write the ep square and FENs that write it only for legal captures look the same.
+#[inline]
+pub fn ep_file(board: &Board) -> Option<File> {
+    let file = board.en_passant()?;
+    let stm = board.side_to_move();
+    let rank = Rank::Fifth.relative_to(stm);
+    let mut adjacent = BitBoard::EMPTY;
+    if file as usize > 0 {
+        adjacent |= Square::new(File::index(file as usize - 1), rank).bitboard();
+    }
+    if (file as usize) < 7 {
+        adjacent |= Square::new(File::index(file as usize + 1), rank).bitboard();
+    }
+    if (adjacent & board.colored_pieces(stm, Piece::Pawn)).is_empty() {
+        None
+    } else {
+        Some(file)
+    }
+}
+
+/// Auxiliary binary features of the castling rights and en-passant file (not the side to
+/// move) from `persp`'s point of view, as a bit set over indices `768..781` (bit i ↔ 768 + i).
+#[inline]
+pub fn aux_bits(board: &Board, persp: Color) -> u32 {
+    let mut bits = 0u32;
+    for (k, color) in [persp, !persp].into_iter().enumerate() {
+        let rights = board.castle_rights(color);
+        if rights.short.is_some() {
+            bits |= 1 << (CASTLE - STM + 2 * k);
+        }
+        if rights.long.is_some() {
+            bits |= 1 << (CASTLE - STM + 2 * k + 1);
+        }
+    }
+    if let Some(f) = ep_file(board) {
+        bits |= 1 << (EP - STM + f as usize);
+    }
+    bits
+}
+
+/// The halfmove-clock input value, clamped to 100 (used as `hmc / 100`).
+#[inline(always)]
+pub fn hmc(board: &Board) -> usize {
+    (board.halfmove_clock() as usize).min(100)
+}
+
+/// All active binary features of `persp` (pieces, side to move, castling, en passant),
+/// appended to `out`. The halfmove clock is not included; see [`hmc`].
+pub fn active(board: &Board, persp: Color, out: &mut Vec<u16>) {
+    for color in [Color::White, Color::Black] {
+        for piece in Piece::ALL {
+            for sq in board.colored_pieces(color, piece) {
+                out.push(piece_index(persp, color, piece, sq) as u16);
+            }
+        }
+    }
+    if board.side_to_move() == persp {
+        out.push(STM as u16);
+    }
+    let bits = aux_bits(board, persp);
+    for i in 0..13 {
+        if bits & (1 << i) != 0 {
+            out.push((STM + i) as u16);
+        }
+    }
+}
+
+/// Dense feature vector of `persp` (782 floats, halfmove clock included).
+pub fn dense(board: &Board, persp: Color) -> Vec<f32> {
+    let mut v = vec![0f32; INPUTS];
+    let mut idx = Vec::with_capacity(MAX_ACTIVE);
+    active(board, persp, &mut idx);
+    for i in idx {
+        v[i as usize] = 1.0;
+    }
+    v[HMC] = hmc(board) as f32 / 100.0;
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_position_features() {
+        let b = Board::default();
+        let mut w = Vec::new();
+        active(&b, Color::White, &mut w);
+        // 32 pieces + side to move + 4 castling rights.
+        assert_eq!(w.len(), 37);
+        let mut bl = Vec::new();
+        active(&b, Color::Black, &mut bl);
+        // Black sees 32 pieces + 4 castling rights, not side to move.
+        assert_eq!(bl.len(), 36);
+        // The start position is symmetric: Black's piece features equal White's.
+        assert_eq!(
+            w[..32]
+                .iter()
+                .copied()
+                .collect::<std::collections::BTreeSet<_>>(),
+            bl[..32]
+                .iter()
+                .copied()
+                .collect::<std::collections::BTreeSet<_>>()
+        );
+        assert!(
+            w.contains(&(piece_index(Color::White, Color::White, Piece::King, Square::E1) as u16))
+        );
+        assert_eq!(
+            piece_index(Color::Black, Color::Black, Piece::King, Square::E8),
+            4 + 5 * 64
+        );
+    }
+
+    #[test]
+    fn ep_feature_needs_adjacent_pawn() {
+        // Double push with no black pawn next to it: no ep feature.
+        let b: Board = "4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1".parse().expect("fen");
+        assert_eq!(ep_file(&b), None);
+        let b: Board = "4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1".parse().expect("fen");
+        assert_eq!(ep_file(&b), Some(File::E));
+        assert_eq!(aux_bits(&b, Color::White), 1 << (EP - STM + 4));
+    }
+}

@@ -1,0 +1,468 @@
+//! Tests of the neural evaluation: the incremental accumulator against full recomputes
+//! (random games and search-like push/pop trees with castling, en passant, promotions and
+//! null moves), the quantised kernel against candle's f32 forward pass, a train → save →
+//! load round trip, and `load_eval_file` error handling.
+
+use std::sync::Arc;
+
+use cozy_chess::{Board, Color, Move, Piece};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+
+use rookery::eval::accumulator::refresh;
+use rookery::eval::network::Network;
+use rookery::eval::{self, Evaluator, DEFAULT_NET, DEFAULT_NET_NAME, EVAL_LIMIT};
+
+fn default_net() -> Arc<Network> {
+    Arc::new(Network::from_bytes(DEFAULT_NET, DEFAULT_NET_NAME).expect("embedded net loads"))
+}
+
+fn fresh_eval(net: &Arc<Network>) -> Evaluator {
+    Evaluator::with_network(Arc::clone(net))
+}
+
+/// Positions to start random games from: standard, tactical, promotion-rich, Chess960.
+const STARTS: &[(&str, bool)] = &[
+    (
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        false,
+    ),
+    (
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        false,
+    ),
+    (
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        false,
+    ),
+    ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", false),
+    ("n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1", false),
+    (
+        "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+        true,
+    ),
+    (
+        "2nnrbkr/p1qppppp/8/1ppb4/6PP/3PP3/PPP2P2/BQNNRBKR w HEhe - 1 9",
+        true,
+    ),
+];
+
+fn start_board(i: usize) -> Board {
+    let (fen, c960) = STARTS[i % STARTS.len()];
+    Board::from_fen(fen, c960).expect("test FEN is valid")
+}
+
+fn legal(board: &Board) -> Vec<Move> {
+    let mut v = Vec::new();
+    board.generate_moves(|pm| {
+        v.extend(pm);
+        false
+    });
+    v
+}
+
+#[derive(Default, Debug)]
+struct Seen {
+    castles: usize,
+    en_passant: usize,
+    promotions: usize,
+    captures: usize,
+    nulls: usize,
+    moves: usize,
+}
+
+fn classify(board: &Board, mv: Move, seen: &mut Seen) {
+    let us = board.side_to_move();
+    let piece = board.piece_on(mv.from);
+    if piece == Some(Piece::King) && board.colors(us).has(mv.to) {
+        seen.castles += 1;
+    } else if piece == Some(Piece::Pawn)
+        && mv.from.file() != mv.to.file()
+        && board.piece_on(mv.to).is_none()
+    {
+        seen.en_passant += 1;
+    } else if board.colors(!us).has(mv.to) {
+        seen.captures += 1;
+    }
+    if mv.promotion.is_some() {
+        seen.promotions += 1;
+    }
+    seen.moves += 1;
+}
+
+/// Prefers special moves so castling, en passant and promotions occur often.
+fn pick(board: &Board, moves: &[Move], rng: &mut StdRng) -> Move {
+    let special: Vec<Move> = moves
+        .iter()
+        .copied()
+        .filter(|&mv| {
+            let p = board.piece_on(mv.from);
+            mv.promotion.is_some()
+                || (p == Some(Piece::King) && board.colors(board.side_to_move()).has(mv.to))
+                || (p == Some(Piece::Pawn) && mv.from.file() != mv.to.file())
+                || (p == Some(Piece::Pawn)
+                    && (mv.from.rank() as i32 - mv.to.rank() as i32).abs() == 2)
+        })
+        .collect();
+    if !special.is_empty() && rng.gen_bool(0.5) {
+        *special.choose(rng).expect("non-empty")
+    } else {
+        *moves.choose(rng).expect("non-empty")
+    }
+}
+
+/// Asserts the evaluator's accumulators equal a full recompute for `board`.
+fn check_acc(ev: &Evaluator, net: &Network, board: &Board, context: &str) {
+    let h = net.q.hidden;
+    let mut w = vec![0i16; h];
+    let mut b = vec![0i16; h];
+    refresh(&net.q, board, Color::White, &mut w);
+    refresh(&net.q, board, Color::Black, &mut b);
+    let (iw, ib) = ev.accumulators();
+    assert!(
+        iw == w.as_slice() && ib == b.as_slice(),
+        "accumulator mismatch after {context}: {board}"
+    );
+}
+
+/// Random games: after every move (and null move) the incremental accumulator equals a
+/// full recompute, and now and then the game goes back up the stack (pop) and continues
+/// from there, as a search does.
+#[test]
+fn incremental_matches_refresh_in_random_games() {
+    let net = default_net();
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut seen = Seen::default();
+    let mut ev = fresh_eval(&net);
+    for game in 0..80 {
+        let mut board = start_board(game);
+        ev.reset_keep_network(&board);
+        let mut path: Vec<Board> = vec![board.clone()];
+        for _ in 0..120 {
+            let moves = legal(&board);
+            if moves.is_empty() || board.halfmove_clock() >= 100 {
+                break;
+            }
+            let before = board.clone();
+            if rng.gen_bool(0.08) {
+                if let Some(after) = before.null_move() {
+                    ev.push_null(&before, &after);
+                    seen.nulls += 1;
+                    check_acc(&ev, &net, &after, "null move");
+                    board = after;
+                    path.push(board.clone());
+                    continue;
+                }
+            }
+            let mv = pick(&before, &moves, &mut rng);
+            classify(&before, mv, &mut seen);
+            let mut after = before.clone();
+            after.play_unchecked(mv);
+            ev.push(&before, mv, &after);
+            check_acc(&ev, &net, &after, &format!("{mv} from {before}"));
+            board = after;
+            path.push(board.clone());
+            // Sometimes pop back a few plies and check the older slots are intact.
+            if rng.gen_bool(0.1) && path.len() > 4 {
+                let back = rng.gen_range(1..4);
+                for _ in 0..back {
+                    ev.pop();
+                    path.pop();
+                    let top = path.last().expect("root stays");
+                    check_acc(&ev, &net, top, "pop");
+                }
+                board = path.last().expect("root stays").clone();
+            }
+        }
+        assert_eq!(ev.ply() + 1, path.len());
+    }
+    assert!(seen.moves > 4000, "{seen:?}");
+    assert!(
+        seen.castles > 20 && seen.en_passant > 20 && seen.promotions > 20,
+        "{seen:?}"
+    );
+    assert!(seen.captures > 100 && seen.nulls > 100, "{seen:?}");
+}
+
+fn tree(
+    ev: &mut Evaluator,
+    fresh: &mut Evaluator,
+    board: &Board,
+    depth: usize,
+    rng: &mut StdRng,
+    nodes: &mut usize,
+) {
+    fresh.reset_keep_network(board);
+    assert_eq!(ev.evaluate(board), fresh.evaluate(board), "{board}");
+    *nodes += 1;
+    if depth == 0 {
+        return;
+    }
+    let moves = legal(board);
+    for _ in 0..3.min(moves.len()) {
+        let mv = pick(board, &moves, rng);
+        let mut child = board.clone();
+        child.play_unchecked(mv);
+        ev.push(board, mv, &child);
+        tree(ev, fresh, &child, depth - 1, rng, nodes);
+        ev.pop();
+    }
+    if depth >= 2 {
+        if let Some(child) = board.null_move() {
+            ev.push_null(board, &child);
+            tree(ev, fresh, &child, depth - 2, rng, nodes);
+            ev.pop();
+        }
+    }
+    fresh.reset_keep_network(board);
+    assert_eq!(
+        ev.evaluate(board),
+        fresh.evaluate(board),
+        "after children: {board}"
+    );
+}
+
+/// Search-shaped trees: depth-first push/pop; at every node the evaluation equals that of
+/// a fresh evaluator reset at the node, and the root is intact after the tree.
+#[test]
+fn push_pop_trees_match_fresh_evaluation() {
+    let net = default_net();
+    let mut rng = StdRng::seed_from_u64(11);
+    let mut ev = fresh_eval(&net);
+    let mut fresh = fresh_eval(&net);
+    let mut nodes = 0usize;
+    for i in 0..STARTS.len() * 2 {
+        let root = start_board(i);
+        ev.reset_keep_network(&root);
+        tree(&mut ev, &mut fresh, &root, 4, &mut rng, &mut nodes);
+        assert_eq!(ev.ply(), 0);
+    }
+    assert!(nodes > 1000, "only {nodes} nodes");
+}
+
+/// Positions from random playouts (varied material, castling rights, ep, clocks).
+fn sample_positions(n: usize, seed: u64) -> Vec<Board> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(n);
+    let mut board = start_board(0);
+    let mut game = 0;
+    while out.len() < n {
+        let moves = legal(&board);
+        if moves.is_empty() || board.halfmove_clock() >= 100 || rng.gen_bool(0.01) {
+            game += 1;
+            board = start_board(game);
+            continue;
+        }
+        let mv = pick(&board, &moves, &mut rng);
+        board.play_unchecked(mv);
+        out.push(board.clone());
+    }
+    out
+}
+
+/// The quantised kernel agrees with candle's f32 forward pass: within
+/// 4 cp + 3% of |eval| on every position, and 1.5 cp on average.
+#[test]
+fn kernel_matches_candle_forward() {
+    let net = default_net();
+    let mut ev = fresh_eval(&net);
+    let positions = sample_positions(1200, 3);
+    let (mut sum, mut worst) = (0.0f64, 0.0f32);
+    for b in &positions {
+        ev.reset_keep_network(b);
+        let kernel = ev.raw(b) * net.scale;
+        let reference = net.reference_cp(b).expect("candle forward");
+        let err = (kernel - reference).abs();
+        assert!(
+            err <= 4.0 + 0.03 * reference.abs(),
+            "kernel {kernel} vs candle {reference}: {b}"
+        );
+        sum += err as f64;
+        worst = worst.max(err);
+        let cp = ev.evaluate(b);
+        assert!(cp.abs() <= EVAL_LIMIT);
+    }
+    let mean = sum / positions.len() as f64;
+    eprintln!(
+        "kernel vs candle over {} positions: mean {mean:.3} cp, worst {worst:.3} cp",
+        positions.len()
+    );
+    assert!(
+        mean < 1.5,
+        "mean |kernel - candle| = {mean} cp (worst {worst})"
+    );
+}
+
+fn mirror_fen(fen: &str) -> String {
+    let f: Vec<&str> = fen.split(' ').collect();
+    let swap = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_uppercase() {
+                    c.to_ascii_lowercase()
+                } else {
+                    c.to_ascii_uppercase()
+                }
+            })
+            .collect()
+    };
+    let board: Vec<String> = f[0].split('/').rev().map(swap).collect();
+    let stm = if f[1] == "w" { "b" } else { "w" };
+    let mut castle: Vec<char> = swap(f[2]).chars().collect();
+    castle.sort_by_key(|c| (c.is_ascii_lowercase(), "KQkq".find(*c)));
+    let castle: String = castle.into_iter().collect();
+    let ep = if f[3] == "-" {
+        "-".to_string()
+    } else {
+        let b = f[3].as_bytes();
+        format!("{}{}", b[0] as char, if b[1] == b'3' { '6' } else { '3' })
+    };
+    format!("{} {stm} {castle} {ep} {} {}", board.join("/"), f[4], f[5])
+}
+
+/// Symmetry: a position and its colour-mirrored twin get the same side-to-move score.
+#[test]
+fn mirrored_positions_evaluate_equally() {
+    let net = default_net();
+    let mut ev = fresh_eval(&net);
+    let mut checked = 0;
+    for b in sample_positions(300, 5) {
+        let fen = b.to_string();
+        // Chess960 castling notation does not mirror with this simple helper.
+        if fen
+            .split(' ')
+            .nth(2)
+            .is_some_and(|c| c.chars().any(|ch| !"KQkq-".contains(ch)))
+        {
+            continue;
+        }
+        let mirrored = mirror_fen(&fen);
+        let m = Board::from_fen(&mirrored, false).expect("mirrored FEN");
+        ev.reset_keep_network(&b);
+        let a = ev.evaluate(&b);
+        ev.reset_keep_network(&m);
+        assert_eq!(a, ev.evaluate(&m), "{fen} vs {mirrored}");
+        checked += 1;
+    }
+    assert!(checked > 100, "only {checked} positions checked");
+}
+
+/// Trains a tiny network on a file written here, checks the saved file loads with the
+/// same outputs, then exercises `load_eval_file` (good file, missing file, garbage, wrong
+/// names, wrong shapes) on the global slot. One test, because the slot is global.
+#[test]
+fn train_save_load_and_eval_file_errors() {
+    let dir = std::env::temp_dir().join(format!("rookery-nnue-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // Tiny labelled data: random positions scored by the material/PST evaluation.
+    let mut text = String::from("garbage line\n");
+    for b in sample_positions(300, 9) {
+        let cp = rookery::eval::pst::evaluate(&b) * rookery::chess::sign(b.side_to_move());
+        let result = if cp > 100 {
+            "1.0"
+        } else if cp < -100 {
+            "0.0"
+        } else {
+            "0.5"
+        };
+        text.push_str(&format!("{b} | {cp} | {result}\n"));
+    }
+    let data = dir.join("tiny.txt");
+    std::fs::write(&data, text).expect("write data");
+    let out = dir.join("tiny.safetensors");
+    let csv = dir.join("tiny.csv");
+    let mut args = rookery::train::TrainArgs::with_data(
+        vec![data.to_string_lossy().into_owned()],
+        out.to_string_lossy().into_owned(),
+    );
+    args.hidden = 32;
+    args.epochs = 3;
+    args.batch_size = 64;
+    args.quiet = true;
+    args.csv = Some(csv.to_string_lossy().into_owned());
+    args.checkpoint_dir = Some(dir.join("ckpt").to_string_lossy().into_owned());
+    let summary = rookery::train::train(&args).expect("training runs");
+    assert_eq!((summary.positions, summary.bad_lines), (300, 1));
+    assert!(summary.train_loss.is_finite() && summary.val_loss.is_finite());
+    let csv_text = std::fs::read_to_string(&csv).expect("csv written");
+    assert_eq!(csv_text.lines().count(), 4, "{csv_text}");
+    assert!(dir.join("ckpt/epoch-3.safetensors").exists());
+
+    // Round trip: the in-memory trained tensors and the saved file give identical outputs.
+    let in_memory = Network::from_tensors(summary.tensors, "memory", 0).expect("in-memory net");
+    let bytes = std::fs::read(&out).expect("saved net");
+    let loaded = Arc::new(Network::from_bytes(&bytes, "file").expect("saved net loads"));
+    let mut e1 = Evaluator::with_network(Arc::new(in_memory));
+    let mut e2 = Evaluator::with_network(Arc::clone(&loaded));
+    for b in sample_positions(100, 13) {
+        let r1 = e1.network().reference_cp(&b).expect("candle");
+        let r2 = loaded.reference_cp(&b).expect("candle");
+        assert_eq!(r1, r2);
+        e1.reset_keep_network(&b);
+        e2.reset_keep_network(&b);
+        assert_eq!(e1.evaluate(&b), e2.evaluate(&b));
+    }
+
+    // The global slot: load the new file, then failures keep it.
+    let start = Board::default();
+    let desc = eval::load_eval_file(&out.to_string_lossy()).expect("good EvalFile loads");
+    assert!(
+        desc.contains("tiny.safetensors") && desc.contains("782->32"),
+        "{desc}"
+    );
+    assert_eq!(eval::net_description(), desc);
+    let mut fresh = Evaluator::with_network(Arc::clone(&loaded));
+    fresh.reset_keep_network(&start);
+    let expected = fresh.evaluate(&start);
+    assert_eq!(eval::white_cp(&start), expected);
+
+    let dev = candle_core::Device::Cpu;
+    let zeros = |shape: Vec<usize>| {
+        candle_core::Tensor::zeros(shape, candle_core::DType::F32, &dev).expect("tensor")
+    };
+    let garbage = dir.join("garbage.safetensors");
+    std::fs::write(&garbage, b"this is not a network").expect("write");
+    let mut wrong_names = std::collections::HashMap::new();
+    wrong_names.insert("foo".to_string(), zeros(vec![4]));
+    let names_path = dir.join("names.safetensors");
+    candle_core::safetensors::save(&wrong_names, &names_path).expect("save");
+    let mut wrong_shapes = std::collections::HashMap::new();
+    for (name, shape) in [
+        ("ft.weight", vec![32usize, 100]),
+        ("ft.bias", vec![32]),
+        ("l1.weight", vec![32, 64]),
+        ("l1.bias", vec![32]),
+        ("l2.weight", vec![32, 32]),
+        ("l2.bias", vec![32]),
+        ("out.weight", vec![1, 32]),
+        ("out.bias", vec![1]),
+    ] {
+        wrong_shapes.insert(name.to_string(), zeros(shape));
+    }
+    let shapes_path = dir.join("shapes.safetensors");
+    candle_core::safetensors::save(&wrong_shapes, &shapes_path).expect("save");
+
+    let missing = dir.join("does-not-exist.safetensors");
+    for (path, needle) in [
+        (missing, "cannot read"),
+        (garbage, "not a safetensors"),
+        (names_path, "ft.bias"),
+        (shapes_path, "shape"),
+    ] {
+        let err =
+            eval::load_eval_file(&path.to_string_lossy()).expect_err("bad EvalFile must fail");
+        assert!(err.contains(needle), "error for {}: {err}", path.display());
+        assert_eq!(eval::net_description(), desc, "previous net must stay");
+        assert_eq!(
+            eval::white_cp(&start),
+            expected,
+            "evaluation must still work"
+        );
+    }
+
+    // Back to the embedded default.
+    let d = eval::load_eval_file("<default>").expect("default reloads");
+    assert!(d.contains(DEFAULT_NET_NAME), "{d}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
