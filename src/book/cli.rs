@@ -172,8 +172,8 @@ fn probe(a: ProbeArgs) -> Result<(), String> {
     }
     let total: u64 = moves.iter().map(|m| u64::from(m.weight)).sum();
     println!(
-        "{:<7} {:>6} {:>7}  opening after the move",
-        "move", "weight", "share"
+        "{:<7} {:<8} {:>6} {:>7}  opening after the move",
+        "move", "san", "weight", "share"
     );
     for m in &moves {
         let share = if total == 0 {
@@ -187,8 +187,9 @@ fn probe(a: ProbeArgs) -> Result<(), String> {
             .lookup(&next)
             .map(|(eco, n)| format!("{eco} {n}"))
             .unwrap_or_default();
+        let san = super::san::move_to_san(&board, m.mv);
         println!(
-            "{:<7} {:>6} {:>6.2}%  {name}",
+            "{:<7} {san:<8} {:>6} {:>6.2}%  {name}",
             move_to_uci(&board, m.mv, false),
             m.weight,
             share

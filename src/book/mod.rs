@@ -11,6 +11,7 @@
 //!   exact position and [`OpeningNames::name_along`] / [`OpeningNames::name_for_game`] for
 //!   the most recent named position of a game.
 //! - [`compile::build_book`]: the compiler behind `rookery book build`.
+//! - [`san::parse_san`] / [`san::move_to_san`]: SAN for cozy-chess moves.
 //!
 //! File format: see `docs/book.md`.
 

@@ -121,6 +121,63 @@ pub fn parse_san(board: &Board, san: &str) -> Result<Move, String> {
     }
 }
 
+/// Formats a legal move in SAN (with `+` / `#` suffixes), the inverse of [`parse_san`].
+pub fn move_to_san(board: &Board, mv: Move) -> String {
+    let mut out = String::new();
+    if is_castle(board, mv) {
+        out.push_str(if mv.to.file() > mv.from.file() {
+            "O-O"
+        } else {
+            "O-O-O"
+        });
+    } else {
+        let piece = board.piece_on(mv.from).unwrap_or(Piece::Pawn);
+        let capture =
+            board.occupied().has(mv.to) || (piece == Piece::Pawn && mv.from.file() != mv.to.file());
+        if piece == Piece::Pawn {
+            if capture {
+                out.push(char::from(mv.from.file()));
+            }
+        } else {
+            out.push(char::from(piece).to_ascii_uppercase());
+            // Disambiguate among other pieces of the same kind reaching the same square.
+            let rivals: Vec<Move> = legal_moves(board)
+                .into_iter()
+                .filter(|m| {
+                    m.to == mv.to
+                        && m.from != mv.from
+                        && board.piece_on(m.from) == Some(piece)
+                        && !is_castle(board, *m)
+                })
+                .collect();
+            if !rivals.is_empty() {
+                if rivals.iter().all(|m| m.from.file() != mv.from.file()) {
+                    out.push(char::from(mv.from.file()));
+                } else if rivals.iter().all(|m| m.from.rank() != mv.from.rank()) {
+                    out.push(char::from(mv.from.rank()));
+                } else {
+                    out.push(char::from(mv.from.file()));
+                    out.push(char::from(mv.from.rank()));
+                }
+            }
+        }
+        if capture {
+            out.push('x');
+        }
+        out.push_str(&mv.to.to_string());
+        if let Some(p) = mv.promotion {
+            out.push('=');
+            out.push(char::from(p).to_ascii_uppercase());
+        }
+    }
+    let mut after = board.clone();
+    if after.try_play(mv).is_ok() && !after.checkers().is_empty() {
+        let mate = legal_moves(&after).is_empty();
+        out.push(if mate { '#' } else { '+' });
+    }
+    out
+}
+
 /// Splits a PGN-like move list ("1. e4 e5 2. Nf3", also "1.e4" or "1...e5") into SAN
 /// tokens, dropping move numbers and game results.
 pub fn san_tokens(pgn: &str) -> Vec<&str> {
@@ -182,6 +239,36 @@ mod tests {
         assert_eq!(parse_san(&b, "Rfd1").unwrap().from, Square::F1);
         assert!(parse_san(&Board::default(), "Nf4").is_err());
         assert!(parse_san(&Board::default(), "zz").is_err());
+    }
+
+    #[test]
+    fn san_round_trip() {
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+            "4k3/8/8/8/8/8/8/R4RK1 w - - 0 1",
+            "1k6/8/8/8/8/8/2Q5/Q1Q4K w - - 0 1",
+        ];
+        for fen in fens {
+            let b = parse_fen(fen).unwrap();
+            for mv in legal_moves(&b) {
+                let san = move_to_san(&b, mv);
+                assert_eq!(parse_san(&b, &san), Ok(mv), "{san} in {fen}");
+            }
+        }
+        let b = parse_fen("4k3/8/8/8/8/8/8/R4RK1 w - - 0 1").unwrap();
+        let mv = parse_san(&b, "Rad1").unwrap();
+        assert_eq!(move_to_san(&b, mv), "Rad1");
+        let b = parse_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").unwrap();
+        assert_eq!(move_to_san(&b, parse_san(&b, "Ra8").unwrap()), "Ra8#");
+        assert_eq!(
+            move_to_san(
+                &Board::default(),
+                parse_san(&Board::default(), "Nf3").unwrap()
+            ),
+            "Nf3"
+        );
     }
 
     #[test]
