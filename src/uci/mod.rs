@@ -289,6 +289,16 @@ impl Engine {
                     );
                 }
             }
+            ("EvalFile", Value::Text(path)) => {
+                self.finish_search(true);
+                match crate::eval::load_eval_file(&path) {
+                    Ok(description) => info_string(&format!("loaded net {description}")),
+                    Err(e) => error(&format!(
+                        "{e}; keeping net {}",
+                        crate::eval::net_description()
+                    )),
+                }
+            }
             ("OwnBook", Value::Bool(b)) => self.settings.own_book = b,
             ("BookDepth", Value::Int(n)) => self.settings.book_depth = n as usize,
             ("BookTemperature", Value::Text(t)) => match t.parse::<f64>() {

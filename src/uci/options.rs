@@ -67,6 +67,12 @@ pub const OPTIONS: &[OptionDecl] = &[
         kind: Kind::Text { default: "<empty>" },
     },
     OptionDecl {
+        name: "EvalFile",
+        kind: Kind::Text {
+            default: "<default>",
+        },
+    },
+    OptionDecl {
         name: "OwnBook",
         kind: Kind::Check { default: true },
     },
