@@ -114,8 +114,10 @@ impl Searcher {
         self.histories.len()
     }
 
-    pub fn resize_hash(&mut self, megabytes: usize) {
-        self.tt = TranspositionTable::new(megabytes);
+    /// Replaces the table; on allocation failure the old table stays.
+    pub fn resize_hash(&mut self, megabytes: usize) -> Result<(), String> {
+        self.tt = TranspositionTable::try_new(megabytes)?;
+        Ok(())
     }
 
     /// Forget everything learned (`ucinewgame`, `Clear Hash`, each bench position).

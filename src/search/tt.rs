@@ -88,14 +88,24 @@ pub fn score_from_tt(score: i32, ply: usize) -> i32 {
 }
 
 impl TranspositionTable {
+    /// A table of `megabytes` MB. Panics only if even that allocation fails; use
+    /// [`TranspositionTable::try_new`] for sizes chosen by a user.
     pub fn new(megabytes: usize) -> Self {
+        Self::try_new(megabytes).expect("allocate transposition table")
+    }
+
+    /// A table of `megabytes` MB, or an error if the memory is not available.
+    pub fn try_new(megabytes: usize) -> Result<Self, String> {
         let count = (megabytes.max(1) * 1024 * 1024) / std::mem::size_of::<Slot>();
-        let mut slots = Vec::with_capacity(count);
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(count)
+            .map_err(|_| format!("cannot allocate a {megabytes} MB hash table"))?;
         slots.resize_with(count, Slot::default);
-        TranspositionTable {
+        Ok(TranspositionTable {
             slots,
             age: AtomicU8::new(0),
-        }
+        })
     }
 
     pub fn clear(&self) {

@@ -268,10 +268,10 @@ impl Engine {
             Err(e) => return error(&e),
         };
         match (decl.name, value) {
-            ("Hash", Value::Int(mb)) => {
-                self.hash_mb = mb as usize;
-                self.searcher().resize_hash(mb as usize);
-            }
+            ("Hash", Value::Int(mb)) => match self.searcher().resize_hash(mb as usize) {
+                Ok(()) => self.hash_mb = mb as usize,
+                Err(e) => error(&format!("{e}; keeping the {} MB table", self.hash_mb)),
+            },
             ("Clear Hash", _) => self.searcher().clear(),
             ("Threads", Value::Int(n)) => {
                 self.settings.threads = n as usize;

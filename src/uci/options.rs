@@ -19,7 +19,7 @@ pub const OPTIONS: &[OptionDecl] = &[
         kind: Kind::Spin {
             default: 16,
             min: 1,
-            max: 65536,
+            max: 16384,
         },
     },
     OptionDecl {
