@@ -158,9 +158,9 @@ impl<'a> SearchThread<'a> {
         for depth in 1..=max_depth {
             self.excluded_root.clear();
             let mut new_lines = Vec::with_capacity(self.shared.multipv);
-            for pv_index in 0..self.shared.multipv {
+            for (pv_index, line) in lines.iter().enumerate() {
                 self.seldepth = 0;
-                let previous = lines[pv_index].score;
+                let previous = line.score;
                 let mut delta = ASPIRATION_WINDOW;
                 let (mut alpha, mut beta) = if depth >= 4 {
                     (
@@ -298,7 +298,7 @@ impl<'a> SearchThread<'a> {
                 return true;
             }
         }
-        if self.nodes % 1024 != 0 {
+        if !self.nodes.is_multiple_of(1024) {
             return false;
         }
         self.publish_nodes();
@@ -519,7 +519,7 @@ impl<'a> SearchThread<'a> {
         let mut captures_tried: Vec<(usize, usize, Piece)> = Vec::with_capacity(16);
         let mut skip_quiets = false;
 
-        while let Some(scored) = picker.next() {
+        while let Some(scored) = picker.next_move() {
             let mv = scored.mv;
             if Some(mv) == excluded {
                 continue;
@@ -677,14 +677,8 @@ impl<'a> SearchThread<'a> {
         }
 
         if moves_searched == 0 {
-            // Every move was pruned or excluded.
-            return if excluded.is_some() {
-                alpha
-            } else if best_score == -INFINITY {
-                alpha
-            } else {
-                best_score
-            };
+            // Every move was excluded (singular verification, MultiPV, searchmoves).
+            return alpha;
         }
         if excluded.is_none() {
             let bound = if best_score >= beta {
@@ -773,7 +767,7 @@ impl<'a> SearchThread<'a> {
             conts: [None, None],
         };
         let mut picker = MovePicker::new(board, &ctx, true);
-        while let Some(scored) = picker.next() {
+        while let Some(scored) = picker.next_move() {
             let mv = scored.mv;
             if !in_check {
                 if MovePicker::is_bad_capture(scored.score) {

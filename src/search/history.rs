@@ -89,6 +89,7 @@ impl History {
     }
 
     /// Rewards the quiet move that caused a cutoff and punishes the quiets tried before it.
+    #[allow(clippy::too_many_arguments)]
     pub fn update_quiets(
         &mut self,
         color: Color,

@@ -105,7 +105,7 @@ impl MovePicker {
     }
 
     /// The best move not handed out yet.
-    pub fn next(&mut self) -> Option<ScoredMove> {
+    pub fn next_move(&mut self) -> Option<ScoredMove> {
         if self.next >= self.moves.len() {
             return None;
         }
