@@ -229,9 +229,10 @@ impl<'a> SearchThread<'a> {
             }
         }
         self.publish_nodes();
-        if self.is_main() {
-            self.shared.control.stop.store(true, Ordering::SeqCst);
-        }
+        // The main thread does not raise `stop` here: `Searcher::search` does, after
+        // `go infinite` / `go ponder` have been released by `stop` or `ponderhit`.
+        // Raising it here made that wait end at once when the iterations ran out
+        // (maximum depth, e.g. K v K), so `bestmove` came before `stop`.
         lines
     }
 
