@@ -221,10 +221,9 @@ impl<'a> SearchThread<'a> {
                     break; // forced move: no need to think
                 }
             }
-            if limits
-                .nodes
-                .is_some_and(|n| self.total_nodes() + self.nodes >= n)
-            {
+            // total_nodes() already includes this thread's published count.
+            self.publish_nodes();
+            if limits.nodes.is_some_and(|n| self.total_nodes() >= n) {
                 break;
             }
         }
