@@ -310,7 +310,10 @@ impl<'a> SearchThread<'a> {
     /// Draw by fifty-move rule, insufficient material or repetition (one earlier occurrence
     /// of the position suffices inside the search).
     fn is_draw(&self, board: &Board) -> bool {
-        if board.halfmove_clock() >= 100 || insufficient_material(board) {
+        // Checkmate takes precedence over the fifty-move rule (FIDE 9.3).
+        let fifty = board.halfmove_clock() >= 100
+            && (board.checkers().is_empty() || board.generate_moves(|_| true));
+        if fifty || insufficient_material(board) {
             return true;
         }
         let n = self.hashes.len();
