@@ -189,6 +189,8 @@ fn clock_limits_return_legal_moves_in_time() {
         "go btime 2000 wtime 60000",
         "go wtime 5000 btime 5000 movestogo 5",
         "go btime 1500 wtime 1500 binc 0 winc 0 movestogo 1",
+        // Only White's clock although Black is to move: must not search forever.
+        "go wtime 1000 winc 0",
     ] {
         let start = Instant::now();
         let (_, best) = e.go(go, WAIT);
