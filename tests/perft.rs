@@ -135,3 +135,30 @@ fn depth_zero_and_positions_without_moves() {
         assert_eq!(perft(board, 3), 0);
     }
 }
+
+#[test]
+fn x_fen_castling_rights_are_accepted() {
+    // Chess960 positions in X-FEN (KQkq = outermost rooks), as GUIs often send them, must
+    // give the same position as the Shredder-FEN form.
+    for (xfen, shredder, d3) in [
+        (
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9",
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            12_189,
+        ),
+        (
+            "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w KQkq - 0 1",
+            "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1",
+            0,
+        ),
+    ] {
+        let a = parse_fen(xfen).unwrap_or_else(|e| panic!("{e}"));
+        let b = parse_fen(shredder).unwrap();
+        assert_eq!(a, b, "{xfen}");
+        if d3 > 0 {
+            assert_eq!(perft(&a, 3), d3);
+        }
+    }
+    // Rights that name a missing rook are still rejected.
+    assert!(parse_fen("4k3/8/8/8/8/8/8/4K3 w K - 0 1").is_err());
+}
