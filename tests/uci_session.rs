@@ -657,3 +657,31 @@ fn self_play_games_are_legal() {
         assert!(!why.is_empty());
     }
 }
+
+#[test]
+fn rapid_go_stop_cycles_give_one_bestmove_each() {
+    // Races between `stop` and a search that is just starting or just ending must still
+    // yield exactly one legal bestmove per go.
+    let mut e = Engine::ready();
+    e.send("setoption name Threads value 2");
+    e.send("position startpos moves e2e4");
+    let board = board_after(STARTPOS_FEN, &["e2e4"]);
+    const CYCLES: usize = 60;
+    for i in 0..CYCLES {
+        e.send(if i % 3 == 0 {
+            "go movetime 5"
+        } else {
+            "go infinite"
+        });
+        if i % 2 == 1 {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        e.send("stop");
+    }
+    let lines = e.sync();
+    let best: Vec<&String> = lines.iter().filter(|l| l.starts_with("bestmove")).collect();
+    assert_eq!(best.len(), CYCLES, "{best:?}");
+    for line in best {
+        assert_legal(&board, line, false);
+    }
+}
