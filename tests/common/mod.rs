@@ -8,7 +8,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use cozy_chess::{Board, File, Move, Piece, Square};
+use cozy_chess::{Board, Move, Piece, Square};
 
 /// One line of a perft EPD file: the FEN and the (depth, nodes) pairs it lists.
 pub struct PerftCase {
@@ -277,18 +277,4 @@ pub fn board_after(fen: &str, moves: &[&str]) -> Board {
         board.play(mv);
     }
     board
-}
-
-/// True when `mv` is a castling move in cozy-chess encoding (king takes own rook).
-pub fn is_castle(board: &Board, mv: Move) -> bool {
-    board.piece_on(mv.from) == Some(Piece::King) && board.colors(board.side_to_move()).has(mv.to)
-}
-
-/// The king's destination file for a castle toward `rook_file` (c or g file).
-pub fn castle_king_file(king: File, rook_file: File) -> File {
-    if rook_file > king {
-        File::G
-    } else {
-        File::C
-    }
 }
