@@ -37,10 +37,53 @@ pub fn parse_fen(fen: &str) -> Result<Board, String> {
         Err(_) => return Err(format!("bad fullmove number '{}'", fields[5])),
     }
     let text = fields.join(" ");
-    // Standard FEN first (KQkq), then Shredder FEN (HAha) for Chess960 positions.
+    // Standard FEN first (KQkq), then Shredder FEN (HAha) for Chess960 positions, then
+    // X-FEN (KQkq meaning the outermost rooks, as many GUIs send for Chess960).
     Board::from_fen(&text, false)
         .or_else(|_| Board::from_fen(&text, true))
+        .or_else(|e| {
+            let mut shredder = fields.clone();
+            shredder[2] = xfen_castling_to_shredder(&fields[0], &fields[2]).ok_or(e)?;
+            Board::from_fen(&shredder.join(" "), true)
+        })
         .map_err(|e| format!("invalid FEN '{fen}': {e}"))
+}
+
+/// Rewrites X-FEN castling rights (K/Q: the outermost rook on that side of the king) as
+/// Shredder-FEN file letters. None if the placement has no such king or rook.
+fn xfen_castling_to_shredder(placement: &str, castling: &str) -> Option<String> {
+    let ranks: Vec<&str> = placement.split('/').collect();
+    if ranks.len() != 8 || castling == "-" {
+        return None;
+    }
+    let expand = |rank: &str| -> Vec<char> {
+        rank.chars()
+            .flat_map(|c| match c.to_digit(10) {
+                Some(n) => vec!['.'; n as usize],
+                None => vec![c],
+            })
+            .collect()
+    };
+    let mut out = String::new();
+    for c in castling.chars() {
+        let white = c.is_ascii_uppercase();
+        let row = expand(if white { ranks[7] } else { ranks[0] });
+        let (king, rook) = if white { ('K', 'R') } else { ('k', 'r') };
+        let king_file = row.iter().position(|&x| x == king)?;
+        let file = match c.to_ascii_uppercase() {
+            'K' => (king_file + 1..row.len()).rev().find(|&f| row[f] == rook)?,
+            'Q' => (0..king_file).find(|&f| row[f] == rook)?,
+            f @ 'A'..='H' => (f as u8 - b'A') as usize,
+            _ => return None,
+        };
+        let letter = (b'A' + file as u8) as char;
+        out.push(if white {
+            letter
+        } else {
+            letter.to_ascii_lowercase()
+        });
+    }
+    Some(out)
 }
 
 /// All legal moves of a position, in cozy-chess order.

@@ -238,14 +238,15 @@ impl<'a> SearchThread<'a> {
                     break; // forced move: no need to think
                 }
             }
-            if limits
-                .nodes
-                .is_some_and(|n| self.total_nodes() + self.nodes >= n)
-            {
+            // total_nodes() already includes this thread's published count.
+            self.publish_nodes();
+            if limits.nodes.is_some_and(|n| self.total_nodes() >= n) {
                 break;
             }
         }
         self.publish_nodes();
+        // `stop` is raised by `Searcher::search` once `go infinite` / `go ponder` have
+        // been released, never here: that would send `bestmove` before `stop`.
         lines
     }
 
@@ -324,7 +325,10 @@ impl<'a> SearchThread<'a> {
     /// Draw by fifty-move rule, insufficient material or repetition (one earlier occurrence
     /// of the position suffices inside the search).
     fn is_draw(&self, board: &Board) -> bool {
-        if board.halfmove_clock() >= 100 || insufficient_material(board) {
+        // Checkmate takes precedence over the fifty-move rule (FIDE 9.3).
+        let fifty = board.halfmove_clock() >= 100
+            && (board.checkers().is_empty() || board.generate_moves(|_| true));
+        if fifty || insufficient_material(board) {
             return true;
         }
         let n = self.hashes.len();

@@ -62,8 +62,12 @@ impl TimeManager {
             Color::White => (limits.wtime, limits.winc.unwrap_or(0)),
             Color::Black => (limits.btime, limits.binc.unwrap_or(0)),
         };
-        let Some(time) = time else {
-            return (None, None);
+        // A clock given for the opponent only: treat ours as empty rather than unlimited
+        // (otherwise `go btime 1000` with White to move never ends).
+        let time = match time {
+            Some(t) => t,
+            None if limits.wtime.is_some() || limits.btime.is_some() => 0,
+            None => return (None, None),
         };
         // Never plan to use the overhead or the last few milliseconds.
         let left = time.saturating_sub(overhead).max(1);
@@ -132,6 +136,16 @@ mod tests {
             assert!(soft <= hard, "{time} {inc}: {soft} > {hard}");
             assert!(hard < time.max(2), "{time} {inc}: hard {hard}");
         }
+    }
+
+    #[test]
+    fn only_the_opponents_clock_still_limits_the_search() {
+        let limits = SearchLimits {
+            btime: Some(1000),
+            ..Default::default()
+        };
+        let (soft, hard) = TimeManager::budget(&limits, Color::White, 30);
+        assert!(hard.is_some_and(|h| h <= 1) && soft.is_some());
     }
 
     #[test]
