@@ -190,7 +190,8 @@ impl<'a> SearchThread<'a> {
                         Some(b) => {
                             if let Some(r) = reporter {
                                 if self.time.elapsed_ms() > 1000 {
-                                    self.report(r, depth, pv_index, score, Some(b));
+                                    let pv = &self.pv[0][..self.pv_len[0]];
+                                    self.report(r, depth, pv_index, score, Some(b), pv);
                                 }
                             }
                             delta += delta / 2;
@@ -204,13 +205,19 @@ impl<'a> SearchThread<'a> {
                 if let Some(&first) = pv.first() {
                     self.excluded_root.push(first);
                 }
-                if let Some(r) = reporter {
-                    self.report(r, depth, pv_index, score, None);
-                }
                 new_lines.push(RootLine { score, depth, pv });
             }
             if self.stopped {
                 break;
+            }
+            // A later MultiPV line can beat an earlier one (the first search may miss
+            // what a narrower one finds): order lines by score before reporting and
+            // before the best one becomes `bestmove`.
+            new_lines.sort_by_key(|l| std::cmp::Reverse(l.score));
+            if let Some(r) = reporter {
+                for (i, line) in new_lines.iter().enumerate() {
+                    self.report(r, depth, i, line.score, None, &line.pv);
+                }
             }
             lines = new_lines;
             self.completed_depth = depth;
@@ -259,6 +266,7 @@ impl<'a> SearchThread<'a> {
         now
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn report(
         &self,
         reporter: &dyn Reporter,
@@ -266,6 +274,7 @@ impl<'a> SearchThread<'a> {
         pv_index: usize,
         score: i32,
         bound: Option<Bound>,
+        pv: &[Move],
     ) {
         let nodes = self.total_nodes() - self.shared.nodes[0].load(Ordering::Relaxed) + self.nodes;
         reporter.iteration(&SearchInfo {
@@ -277,7 +286,7 @@ impl<'a> SearchThread<'a> {
             nodes,
             time_ms: self.time.elapsed_ms(),
             hashfull: self.shared.tt.hashfull(),
-            pv: &self.pv[0][..self.pv_len[0]],
+            pv,
         });
     }
 
