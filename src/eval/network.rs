@@ -95,7 +95,8 @@ pub struct Quantised {
     /// Row per output: `l1_w[o * 2H .. (o + 1) * 2H]`.
     pub l1_w: Vec<i16>,
     pub l1_b: [f32; L1],
-    pub l2_w: [[f32; L1]; L2],
+    /// Transposed: `l2_wt[input][output]`.
+    pub l2_wt: [[f32; L2]; L1],
     pub l2_b: [f32; L2],
     pub out_w: [f32; L2],
     pub out_b: f32,
@@ -235,14 +236,16 @@ impl Network {
             tab_other,
             l1_w,
             l1_b: [0.0; L1],
-            l2_w: [[0.0; L1]; L2],
+            l2_wt: [[0.0; L2]; L1],
             l2_b: [0.0; L2],
             out_w: [0.0; L2],
             out_b: ob[0],
         };
         q.l1_b.copy_from_slice(&l1b);
-        for (dst, src) in q.l2_w.iter_mut().zip(&l2w) {
-            dst.copy_from_slice(src);
+        for (o, row) in l2w.iter().enumerate() {
+            for (i, &w) in row.iter().enumerate() {
+                q.l2_wt[i][o] = w;
+            }
         }
         q.l2_b.copy_from_slice(&l2b);
         q.out_w.copy_from_slice(&ow[0]);
@@ -293,24 +296,23 @@ impl Quantised {
         for ((d, &a), &t) in xo.iter_mut().zip(them).zip(to) {
             *d = (a as i32 + t as i32).clamp(0, QA) as i16;
         }
+        let mut sums = [0i32; L1];
+        l1_dot(&self.l1_w, x, &mut sums);
         let mut h1 = [0f32; L1];
         let inv = 1.0 / (QA * QB) as f32;
-        for (o, out) in h1.iter_mut().enumerate() {
-            let row = &self.l1_w[o * 2 * h..(o + 1) * 2 * h];
-            let s: i32 = row
-                .iter()
-                .zip(x.iter())
-                .map(|(&w, &v)| w as i32 * v as i32)
-                .sum();
-            *out = (s as f32 * inv + self.l1_b[o]).clamp(0.0, 1.0);
+        for ((out, &s), &b) in h1.iter_mut().zip(&sums).zip(&self.l1_b) {
+            *out = (s as f32 * inv + b).clamp(0.0, 1.0);
+        }
+        // l2 with transposed weights: 32-wide vector updates per input.
+        let mut h2 = self.l2_b;
+        for (col, &v) in self.l2_wt.iter().zip(&h1) {
+            for (acc, &w) in h2.iter_mut().zip(col) {
+                *acc += w * v;
+            }
         }
         let mut y = self.out_b;
-        for o in 0..L2 {
-            let mut s = self.l2_b[o];
-            for (w, v) in self.l2_w[o].iter().zip(&h1) {
-                s += w * v;
-            }
-            y += self.out_w[o] * s.clamp(0.0, 1.0);
+        for (&w, &v) in self.out_w.iter().zip(&h2) {
+            y += w * v.clamp(0.0, 1.0);
         }
         y
     }
@@ -332,5 +334,83 @@ impl Quantised {
             }
         }
         self.forward_inner(us, them, hmc, x)
+    }
+}
+
+/// `sums[o] = Σ_i w[o·n + i] · x[i]` with `n = x.len()` (the `l1` layer in integers).
+#[inline(always)]
+fn l1_dot(w: &[i16], x: &[i16], sums: &mut [i32; L1]) {
+    let n = x.len();
+    assert_eq!(w.len(), L1 * n, "l1 weights do not match the input length");
+    #[cfg(target_arch = "x86_64")]
+    {
+        if n % 16 == 0 && std::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is available (checked), and `l1_dot_avx2` reads only
+            // `x[..n]` and `w[..L1 * n]`, whose lengths were checked above.
+            unsafe { l1_dot_avx2(w, x, sums) };
+            return;
+        }
+    }
+    for (o, s) in sums.iter_mut().enumerate() {
+        let row = &w[o * n..(o + 1) * n];
+        *s = row.iter().zip(x).map(|(&a, &b)| a as i32 * b as i32).sum();
+    }
+}
+
+/// AVX2 `l1`: four output rows at a time, 16 i16 products per `vpmaddwd`.
+/// Requires `x.len() % 16 == 0` and `w.len() == L1 * x.len()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn l1_dot_avx2(w: &[i16], x: &[i16], sums: &mut [i32; L1]) {
+    use std::arch::x86_64::*;
+    let n = x.len();
+    let xp = x.as_ptr();
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn hsum(v: __m256i) -> i32 {
+        let s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+        let s = _mm_hadd_epi32(s, s);
+        let s = _mm_hadd_epi32(s, s);
+        _mm_cvtsi128_si32(s)
+    }
+    for o in (0..L1).step_by(4) {
+        // SAFETY (whole block): every pointer below stays inside `w` (rows o..o+4 of
+        // length n, o + 4 <= L1) or `x` (offsets i < n, 16 elements, n % 16 == 0);
+        // unaligned loads are used throughout.
+        let r0 = w.as_ptr().add(o * n);
+        let r1 = r0.add(n);
+        let r2 = r1.add(n);
+        let r3 = r2.add(n);
+        let (mut a0, mut a1, mut a2, mut a3) = (
+            _mm256_setzero_si256(),
+            _mm256_setzero_si256(),
+            _mm256_setzero_si256(),
+            _mm256_setzero_si256(),
+        );
+        let mut i = 0;
+        while i < n {
+            let xv = _mm256_loadu_si256(xp.add(i) as *const __m256i);
+            a0 = _mm256_add_epi32(
+                a0,
+                _mm256_madd_epi16(xv, _mm256_loadu_si256(r0.add(i) as *const __m256i)),
+            );
+            a1 = _mm256_add_epi32(
+                a1,
+                _mm256_madd_epi16(xv, _mm256_loadu_si256(r1.add(i) as *const __m256i)),
+            );
+            a2 = _mm256_add_epi32(
+                a2,
+                _mm256_madd_epi16(xv, _mm256_loadu_si256(r2.add(i) as *const __m256i)),
+            );
+            a3 = _mm256_add_epi32(
+                a3,
+                _mm256_madd_epi16(xv, _mm256_loadu_si256(r3.add(i) as *const __m256i)),
+            );
+            i += 16;
+        }
+        sums[o] = hsum(a0);
+        sums[o + 1] = hsum(a1);
+        sums[o + 2] = hsum(a2);
+        sums[o + 3] = hsum(a3);
     }
 }
