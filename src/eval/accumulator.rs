@@ -165,7 +165,7 @@ pub fn refresh(q: &Quantised, board: &Board, persp: Color, dst: &mut [i16]) {
 fn apply_inner(q: &Quantised, src: &[i16], dst: &mut [i16], add: &[u16], sub: &[u16]) {
     let h = q.hidden;
     const BLOCK: usize = 64;
-    if h % BLOCK == 0 {
+    if h.is_multiple_of(BLOCK) {
         // One pass over memory: each 64-lane block is summed in registers.
         for b in (0..h).step_by(BLOCK) {
             let mut acc = [0i16; BLOCK];

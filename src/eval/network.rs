@@ -406,7 +406,7 @@ fn l1_dot(w: &[i16], x: &[i16], sums: &mut [i32; L1]) {
     assert_eq!(w.len(), L1 * n, "l1 weights do not match the input length");
     #[cfg(target_arch = "x86_64")]
     {
-        if n % 16 == 0 && std::is_x86_feature_detected!("avx2") {
+        if n.is_multiple_of(16) && std::is_x86_feature_detected!("avx2") {
             // SAFETY: AVX2 is available (checked), and `l1_dot_avx2` reads only
             // `x[..n]` and `w[..L1 * n]`, whose lengths were checked above.
             unsafe { l1_dot_avx2(w, x, sums) };
