@@ -261,37 +261,38 @@ fn sample_positions(n: usize, seed: u64) -> Vec<Board> {
     out
 }
 
-/// The quantised kernel agrees with candle's f32 forward pass: within
-/// 4 cp + 3% of |eval| on every position, and 1.5 cp on average.
+/// The quantised kernel agrees with candle's f32 forward pass on 1,200 random-playout
+/// positions: every error within 6 cp + 2 % of |eval|, mean error below 1 cp. (The error
+/// comes from rounding ~40 accumulator columns to 1/qa and the l1 weights to 1/qb; these
+/// limits are about twice what the committed net shows, see docs/net.md.)
 #[test]
 fn kernel_matches_candle_forward() {
     let net = default_net();
     let mut ev = fresh_eval(&net);
     let positions = sample_positions(1200, 3);
-    let (mut sum, mut worst) = (0.0f64, 0.0f32);
+    let mut errors = Vec::with_capacity(positions.len());
     for b in &positions {
         ev.reset_keep_network(b);
         let kernel = ev.raw(b) * net.scale;
         let reference = net.reference_cp(b).expect("candle forward");
         let err = (kernel - reference).abs();
         assert!(
-            err <= 4.0 + 0.03 * reference.abs(),
+            err <= 6.0 + 0.02 * reference.abs(),
             "kernel {kernel} vs candle {reference}: {b}"
         );
-        sum += err as f64;
-        worst = worst.max(err);
+        errors.push(err);
         let cp = ev.evaluate(b);
         assert!(cp.abs() <= EVAL_LIMIT);
     }
-    let mean = sum / positions.len() as f64;
+    errors.sort_by(f32::total_cmp);
+    let mean = errors.iter().map(|&e| e as f64).sum::<f64>() / errors.len() as f64;
+    let p99 = errors[errors.len() * 99 / 100];
+    let worst = errors[errors.len() - 1];
     eprintln!(
-        "kernel vs candle over {} positions: mean {mean:.3} cp, worst {worst:.3} cp",
-        positions.len()
+        "kernel vs candle over {} positions: mean {mean:.2} cp, p99 {p99:.2} cp, worst {worst:.2} cp",
+        errors.len()
     );
-    assert!(
-        mean < 1.5,
-        "mean |kernel - candle| = {mean} cp (worst {worst})"
-    );
+    assert!(mean < 1.0, "mean |kernel - candle| = {mean} cp");
 }
 
 fn mirror_fen(fen: &str) -> String {

@@ -12,7 +12,7 @@
 
 use cozy_chess::{Board, Color, Piece};
 
-use super::features::{aux_bits, piece_index, STM};
+use super::features::{aux_bits, black_view, piece_index, STM};
 use super::network::Quantised;
 
 /// Preallocated plies; the stack grows (once) if a search ever goes deeper.
@@ -113,9 +113,12 @@ impl AccStack {
                 }
             }
         }
-        for (k, persp) in [Color::White, Color::Black].into_iter().enumerate() {
-            let ab = aux_bits(before, persp);
-            let aa = aux_bits(after, persp);
+        let (wb, wa) = (
+            aux_bits(before, Color::White),
+            aux_bits(after, Color::White),
+        );
+        let views = [(wb, wa), (black_view(wb), black_view(wa))];
+        for (k, &(ab, aa)) in views.iter().enumerate() {
             if ab != aa {
                 for i in 0..13 {
                     let bit = 1u32 << i;
@@ -161,6 +164,28 @@ pub fn refresh(q: &Quantised, board: &Board, persp: Color, dst: &mut [i16]) {
 #[inline(always)]
 fn apply_inner(q: &Quantised, src: &[i16], dst: &mut [i16], add: &[u16], sub: &[u16]) {
     let h = q.hidden;
+    const BLOCK: usize = 64;
+    if h.is_multiple_of(BLOCK) {
+        // One pass over memory: each 64-lane block is summed in registers.
+        for b in (0..h).step_by(BLOCK) {
+            let mut acc = [0i16; BLOCK];
+            acc.copy_from_slice(&src[b..b + BLOCK]);
+            for &f in add {
+                let col = &q.ft_w[f as usize * h + b..f as usize * h + b + BLOCK];
+                for (d, &w) in acc.iter_mut().zip(col) {
+                    *d = d.wrapping_add(w);
+                }
+            }
+            for &f in sub {
+                let col = &q.ft_w[f as usize * h + b..f as usize * h + b + BLOCK];
+                for (d, &w) in acc.iter_mut().zip(col) {
+                    *d = d.wrapping_sub(w);
+                }
+            }
+            dst[b..b + BLOCK].copy_from_slice(&acc);
+        }
+        return;
+    }
     dst.copy_from_slice(src);
     for &f in add {
         let col = &q.ft_w[f as usize * h..(f as usize + 1) * h];

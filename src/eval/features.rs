@@ -89,6 +89,13 @@ pub fn aux_bits(board: &Board, persp: Color) -> u32 {
     bits
 }
 
+/// Converts White-view [`aux_bits`] to Black's view (swaps the "our" and "their"
+/// castling pairs, bits 1,2 ↔ 3,4; the en-passant file is the same).
+#[inline(always)]
+pub fn black_view(white_bits: u32) -> u32 {
+    (white_bits & !0b11110) | ((white_bits >> 2) & 0b110) | ((white_bits << 2) & 0b11000)
+}
+
 /// The halfmove-clock input value, clamped to 100 (used as `hmc / 100`).
 #[inline(always)]
 pub fn hmc(board: &Board) -> usize {
@@ -171,5 +178,21 @@ mod tests {
         let b: Board = "4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1".parse().expect("fen");
         assert_eq!(ep_file(&b), Some(File::E));
         assert_eq!(aux_bits(&b, Color::White), 1 << (EP - STM + 4));
+    }
+
+    #[test]
+    fn black_view_swaps_castling_pairs() {
+        for fen in [
+            "r3k2r/8/8/8/8/8/8/R3K2R w Kq - 0 1",
+            "r3k2r/8/8/8/8/8/8/R3K2R b Qk - 0 1",
+            "r3k2r/8/8/8/3pP3/8/8/R3K2R b KQkq e3 0 1",
+        ] {
+            let b: Board = fen.parse().expect("fen");
+            assert_eq!(
+                black_view(aux_bits(&b, Color::White)),
+                aux_bits(&b, Color::Black),
+                "{fen}"
+            );
+        }
     }
 }

@@ -9,11 +9,13 @@
 //! the evaluation is `y * scale` centipawns.
 //!
 //! Quantisation (kernel only; candle stays f32): feature-transformer weights and biases
-//! are multiplied by [`QA`] = 255 and stored as i16 (the accumulator), so the CReLU output
-//! is an integer in 0..=255. `l1` weights are multiplied by [`QB`] = 512 and stored as
-//! i16; the `l1` dot product is exact in i32 and is divided by `QA * QB`. `l2` and `out`
-//! run in f32. The side-to-move feature (768) and the halfmove clock (781) are not kept in
-//! the accumulator: a table of 101 rows per half holds `round(QA * (w768? + w781 * hmc / 100))`
+//! are multiplied by `qa` and stored as i16 (the accumulator), so the CReLU output is an
+//! integer in 0..=qa. `l1` weights are multiplied by `qb` and stored as i16; the `l1` dot
+//! product is exact in i32 and is divided by `qa * qb`. `l2` and `out` run in f32. The
+//! scales are chosen per network at load time as large as the ranges allow (see
+//! [`choose_scales`]); at least [`QA`] = 255 and [`QB`] = 512, which training's weight
+//! clipping guarantees to fit. The side-to-move feature (768) and the halfmove clock (781) are not kept in
+//! the accumulator: a table of 101 rows per half holds `round(qa * (w768? + w781 * hmc / 100))`
 //! and is added while applying the CReLU.
 
 use candle_core::{DType, Device, Module, Tensor};
@@ -26,10 +28,61 @@ use super::features::{self, HMC, INPUTS, STM};
 pub const L1: usize = 32;
 /// Size of the second head layer.
 pub const L2: usize = 32;
-/// Quantisation scale of the feature transformer (CReLU 1.0 ↔ 255).
-pub const QA: i32 = 255;
-/// Quantisation scale of the `l1` weights.
+/// Smallest quantisation scale of the feature transformer (CReLU 1.0 ↔ qa).
+pub const QA: i32 = 256;
+/// Smallest quantisation scale of the `l1` weights.
 pub const QB: i32 = 512;
+/// Largest scales used (keeps CReLU outputs and weights well inside i16).
+pub const QA_MAX: i32 = 1024;
+pub const QB_MAX: i32 = 8192;
+
+/// Per-network quantisation scales `(qa, qb)`: the largest powers of two up to the maxima
+/// such that (1) no accumulator can leave i16: for every hidden unit,
+/// `qa · (|bias| + the 38 largest |weights| over features 0..781) ≤ 32,000`, and (2) the
+/// l1 sums stay in i32: `2H · qa · max|l1| · qb ≤ 2^30`, with `qb · max|l1| ≤ 32,000`.
+/// Weight clipping at ±2 during training guarantees that (256, 512) fit for H ≤ 256;
+/// an error if even the smallest scales do not fit.
+pub fn choose_scales(
+    ftw: &[Vec<f32>],
+    ftb: &[f32],
+    l1w: &[Vec<f32>],
+) -> Result<(i32, i32), String> {
+    let mut worst = 0f32;
+    for (row, &b) in ftw.iter().zip(ftb) {
+        let mut mags: Vec<f32> = row[..STM]
+            .iter()
+            .chain(&row[STM + 1..HMC])
+            .map(|w| w.abs())
+            .collect();
+        mags.sort_by(|a, b| b.total_cmp(a));
+        let bound = b.abs() + mags.iter().take(features::MAX_ACTIVE).sum::<f32>();
+        worst = worst.max(bound);
+    }
+    let mut qa = QA_MAX;
+    while qa > QA && qa as f32 * worst > 32_000.0 {
+        qa /= 2;
+    }
+    let l1max = l1w
+        .iter()
+        .flatten()
+        .fold(0f32, |m, w| m.max(w.abs()))
+        .max(1e-6);
+    let inputs = l1w.first().map_or(1, |r| r.len()) as f32;
+    let mut qb = QB_MAX;
+    while qb > QB
+        && (qb as f32 * l1max > 32_000.0
+            || inputs * qa as f32 * l1max * qb as f32 > (1u64 << 30) as f32)
+    {
+        qb /= 2;
+    }
+    if qa as f32 * worst > 32_000.0
+        || qb as f32 * l1max > 32_000.0
+        || inputs * qa as f32 * l1max * qb as f32 > (1u64 << 30) as f32
+    {
+        return Err("weights too large for the i16/i32 kernel (train with clipping)".into());
+    }
+    Ok((qa, qb))
+}
 /// Training keeps `ft` weights/biases and `l1` weights inside ±WEIGHT_CLIP, so the i16
 /// accumulator (at most 39 × 2 × 255 = 19,890) and the i32 `l1` sums cannot overflow.
 pub const WEIGHT_CLIP: f32 = 2.0;
@@ -85,6 +138,10 @@ impl Model {
 /// Quantised weights for the search kernel (see the module docs).
 pub struct Quantised {
     pub hidden: usize,
+    /// Accumulator scale (CReLU 1.0 ↔ qa).
+    pub qa: i32,
+    /// `l1` weight scale.
+    pub qb: i32,
     /// Column per feature: `ft_w[f * H .. (f + 1) * H]`.
     pub ft_w: Vec<i16>,
     pub ft_b: Vec<i16>,
@@ -95,7 +152,8 @@ pub struct Quantised {
     /// Row per output: `l1_w[o * 2H .. (o + 1) * 2H]`.
     pub l1_w: Vec<i16>,
     pub l1_b: [f32; L1],
-    pub l2_w: [[f32; L1]; L2],
+    /// Transposed: `l2_wt[input][output]`.
+    pub l2_wt: [[f32; L2]; L1],
     pub l2_b: [f32; L2],
     pub out_w: [f32; L2],
     pub out_b: f32,
@@ -210,39 +268,44 @@ impl Network {
                 "ft/l1 weights exceed the quantisation range ±{WEIGHT_CLIP} (train with clipping)"
             ));
         }
+        let (qa, qb) = choose_scales(&ftw, &ftb, &l1w)?;
         let mut ft_w = vec![0i16; INPUTS * h];
         for (j, row) in ftw.iter().enumerate() {
             for (f, &w) in row.iter().enumerate() {
-                ft_w[f * h + j] = q16(w, QA);
+                ft_w[f * h + j] = q16(w, qa);
             }
         }
-        let ft_b = ftb.iter().map(|&b| q16(b, QA)).collect();
+        let ft_b = ftb.iter().map(|&b| q16(b, qa)).collect();
         let mut tab_stm = vec![0i16; (HMC_MAX + 1) * h];
         let mut tab_other = vec![0i16; (HMC_MAX + 1) * h];
         for c in 0..=HMC_MAX {
             let v = c as f32 / HMC_MAX as f32;
             for j in 0..h {
-                tab_stm[c * h + j] = q16(ftw[j][STM] + ftw[j][HMC] * v, QA);
-                tab_other[c * h + j] = q16(ftw[j][HMC] * v, QA);
+                tab_stm[c * h + j] = q16(ftw[j][STM] + ftw[j][HMC] * v, qa);
+                tab_other[c * h + j] = q16(ftw[j][HMC] * v, qa);
             }
         }
-        let l1_w = l1w.iter().flatten().map(|&w| q16(w, QB)).collect();
+        let l1_w = l1w.iter().flatten().map(|&w| q16(w, qb)).collect();
         let mut q = Quantised {
             hidden: h,
+            qa,
+            qb,
             ft_w,
             ft_b,
             tab_stm,
             tab_other,
             l1_w,
             l1_b: [0.0; L1],
-            l2_w: [[0.0; L1]; L2],
+            l2_wt: [[0.0; L2]; L1],
             l2_b: [0.0; L2],
             out_w: [0.0; L2],
             out_b: ob[0],
         };
         q.l1_b.copy_from_slice(&l1b);
-        for (dst, src) in q.l2_w.iter_mut().zip(&l2w) {
-            dst.copy_from_slice(src);
+        for (o, row) in l2w.iter().enumerate() {
+            for (i, &w) in row.iter().enumerate() {
+                q.l2_wt[i][o] = w;
+            }
         }
         q.l2_b.copy_from_slice(&l2b);
         q.out_w.copy_from_slice(&ow[0]);
@@ -252,13 +315,15 @@ impl Network {
     /// "name (size KiB, architecture)" for `info string` and logs.
     pub fn description(&self) -> String {
         format!(
-            "{} ({} KiB, (782->{})x2->{}->{}->1, scale {})",
+            "{} ({} KiB, (782->{})x2->{}->{}->1, scale {}, q {}/{})",
             self.name,
             self.bytes.div_ceil(1024),
             self.q.hidden,
             L1,
             L2,
-            self.scale
+            self.scale,
+            self.q.qa,
+            self.q.qb
         )
     }
 
@@ -288,29 +353,28 @@ impl Quantised {
         let ts = &self.tab_stm[hmc * h..(hmc + 1) * h];
         let to = &self.tab_other[hmc * h..(hmc + 1) * h];
         for ((d, &a), &t) in xs.iter_mut().zip(us).zip(ts) {
-            *d = (a as i32 + t as i32).clamp(0, QA) as i16;
+            *d = (a as i32 + t as i32).clamp(0, self.qa) as i16;
         }
         for ((d, &a), &t) in xo.iter_mut().zip(them).zip(to) {
-            *d = (a as i32 + t as i32).clamp(0, QA) as i16;
+            *d = (a as i32 + t as i32).clamp(0, self.qa) as i16;
         }
+        let mut sums = [0i32; L1];
+        l1_dot(&self.l1_w, x, &mut sums);
         let mut h1 = [0f32; L1];
-        let inv = 1.0 / (QA * QB) as f32;
-        for (o, out) in h1.iter_mut().enumerate() {
-            let row = &self.l1_w[o * 2 * h..(o + 1) * 2 * h];
-            let s: i32 = row
-                .iter()
-                .zip(x.iter())
-                .map(|(&w, &v)| w as i32 * v as i32)
-                .sum();
-            *out = (s as f32 * inv + self.l1_b[o]).clamp(0.0, 1.0);
+        let inv = 1.0 / (self.qa as f32 * self.qb as f32);
+        for ((out, &s), &b) in h1.iter_mut().zip(&sums).zip(&self.l1_b) {
+            *out = (s as f32 * inv + b).clamp(0.0, 1.0);
+        }
+        // l2 with transposed weights: 32-wide vector updates per input.
+        let mut h2 = self.l2_b;
+        for (col, &v) in self.l2_wt.iter().zip(&h1) {
+            for (acc, &w) in h2.iter_mut().zip(col) {
+                *acc += w * v;
+            }
         }
         let mut y = self.out_b;
-        for o in 0..L2 {
-            let mut s = self.l2_b[o];
-            for (w, v) in self.l2_w[o].iter().zip(&h1) {
-                s += w * v;
-            }
-            y += self.out_w[o] * s.clamp(0.0, 1.0);
+        for (&w, &v) in self.out_w.iter().zip(&h2) {
+            y += w * v.clamp(0.0, 1.0);
         }
         y
     }
@@ -332,5 +396,83 @@ impl Quantised {
             }
         }
         self.forward_inner(us, them, hmc, x)
+    }
+}
+
+/// `sums[o] = Σ_i w[o·n + i] · x[i]` with `n = x.len()` (the `l1` layer in integers).
+#[inline(always)]
+fn l1_dot(w: &[i16], x: &[i16], sums: &mut [i32; L1]) {
+    let n = x.len();
+    assert_eq!(w.len(), L1 * n, "l1 weights do not match the input length");
+    #[cfg(target_arch = "x86_64")]
+    {
+        if n.is_multiple_of(16) && std::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is available (checked), and `l1_dot_avx2` reads only
+            // `x[..n]` and `w[..L1 * n]`, whose lengths were checked above.
+            unsafe { l1_dot_avx2(w, x, sums) };
+            return;
+        }
+    }
+    for (o, s) in sums.iter_mut().enumerate() {
+        let row = &w[o * n..(o + 1) * n];
+        *s = row.iter().zip(x).map(|(&a, &b)| a as i32 * b as i32).sum();
+    }
+}
+
+/// AVX2 `l1`: four output rows at a time, 16 i16 products per `vpmaddwd`.
+/// Requires `x.len() % 16 == 0` and `w.len() == L1 * x.len()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn l1_dot_avx2(w: &[i16], x: &[i16], sums: &mut [i32; L1]) {
+    use std::arch::x86_64::*;
+    let n = x.len();
+    let xp = x.as_ptr();
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn hsum(v: __m256i) -> i32 {
+        let s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+        let s = _mm_hadd_epi32(s, s);
+        let s = _mm_hadd_epi32(s, s);
+        _mm_cvtsi128_si32(s)
+    }
+    for o in (0..L1).step_by(4) {
+        // SAFETY (whole block): every pointer below stays inside `w` (rows o..o+4 of
+        // length n, o + 4 <= L1) or `x` (offsets i < n, 16 elements, n % 16 == 0);
+        // unaligned loads are used throughout.
+        let r0 = w.as_ptr().add(o * n);
+        let r1 = r0.add(n);
+        let r2 = r1.add(n);
+        let r3 = r2.add(n);
+        let (mut a0, mut a1, mut a2, mut a3) = (
+            _mm256_setzero_si256(),
+            _mm256_setzero_si256(),
+            _mm256_setzero_si256(),
+            _mm256_setzero_si256(),
+        );
+        let mut i = 0;
+        while i < n {
+            let xv = _mm256_loadu_si256(xp.add(i) as *const __m256i);
+            a0 = _mm256_add_epi32(
+                a0,
+                _mm256_madd_epi16(xv, _mm256_loadu_si256(r0.add(i) as *const __m256i)),
+            );
+            a1 = _mm256_add_epi32(
+                a1,
+                _mm256_madd_epi16(xv, _mm256_loadu_si256(r1.add(i) as *const __m256i)),
+            );
+            a2 = _mm256_add_epi32(
+                a2,
+                _mm256_madd_epi16(xv, _mm256_loadu_si256(r2.add(i) as *const __m256i)),
+            );
+            a3 = _mm256_add_epi32(
+                a3,
+                _mm256_madd_epi16(xv, _mm256_loadu_si256(r3.add(i) as *const __m256i)),
+            );
+            i += 16;
+        }
+        sums[o] = hsum(a0);
+        sums[o + 1] = hsum(a1);
+        sums[o + 2] = hsum(a2);
+        sums[o + 3] = hsum(a3);
     }
 }

@@ -33,6 +33,33 @@ pub fn random_walk(n: usize, seed: u64) -> Vec<(Board, cozy_chess::Move, Board)>
     out
 }
 
+/// On-CPU time of this thread in ns (Linux `/proc/thread-self/schedstat`), so timings
+/// stay meaningful on a machine shared with other jobs; `None` elsewhere.
+fn thread_cpu_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// Times `f` (which does `n` evaluations): (wall ns/eval, CPU ns/eval if known).
+fn time_it(n: f64, mut f: impl FnMut()) -> (f64, Option<f64>) {
+    let cpu0 = thread_cpu_ns();
+    let t = Instant::now();
+    f();
+    let wall = t.elapsed().as_secs_f64() * 1e9 / n;
+    let cpu = match (cpu0, thread_cpu_ns()) {
+        (Some(a), Some(b)) => Some((b - a) as f64 / n),
+        _ => None,
+    };
+    (wall, cpu)
+}
+
+fn show(label: &str, (wall, cpu): (f64, Option<f64>)) {
+    match cpu {
+        Some(c) => println!("{label:<28} {c:>9.0} ns CPU  ({wall:.0} ns wall)"),
+        None => println!("{label:<28} {wall:>9.0} ns wall"),
+    }
+}
+
 pub fn run(args: &TrainArgs) -> Result<(), String> {
     let net = match &args.net {
         Some(path) => {
@@ -50,46 +77,49 @@ pub fn run(args: &TrainArgs) -> Result<(), String> {
     // Kernel: push + evaluate + pop per position (as at a search node).
     let mut sink = 0i64;
     let rounds = 20;
-    let t = Instant::now();
-    for _ in 0..rounds {
-        for (before, mv, after) in &walk {
-            ev.push(before, *mv, after);
-            sink += ev.evaluate(after) as i64;
-            ev.pop();
-        }
-    }
     let n = (rounds * walk.len()) as f64;
-    let kernel_total = t.elapsed().as_secs_f64() * 1e9 / n;
-
-    let t = Instant::now();
-    for _ in 0..rounds {
-        for (before, mv, after) in &walk {
-            ev.push(before, *mv, after);
-            ev.pop();
+    let total = time_it(n, || {
+        for _ in 0..rounds {
+            for (before, mv, after) in &walk {
+                ev.push(before, *mv, after);
+                sink += ev.evaluate(after) as i64;
+                ev.pop();
+            }
         }
-    }
-    let push_only = t.elapsed().as_secs_f64() * 1e9 / n;
-
-    let t = Instant::now();
-    for _ in 0..rounds {
-        for (_, _, after) in &walk {
-            sink += ev.evaluate(after) as i64;
+    });
+    let push = time_it(n, || {
+        for _ in 0..rounds {
+            for (before, mv, after) in &walk {
+                ev.push(before, *mv, after);
+                ev.pop();
+            }
         }
-    }
-    let eval_only = t.elapsed().as_secs_f64() * 1e9 / n;
-
-    // Candle: one position per forward call (features built each time, as a search would).
+    });
+    let eval = time_it(n, || {
+        for _ in 0..rounds {
+            for (_, _, after) in &walk {
+                sink += ev.evaluate(after) as i64;
+            }
+        }
+    });
+    // Candle: one position per forward call (features built each time).
     let m = 2000;
-    let t = Instant::now();
-    for (_, _, after) in walk.iter().take(m) {
-        sink += net.reference_cp(after)? as i64;
+    let mut failed = None;
+    let candle = time_it(m as f64, || {
+        for (_, _, after) in walk.iter().take(m) {
+            match net.reference_cp(after) {
+                Ok(cp) => sink += cp as i64,
+                Err(e) => failed = Some(e),
+            }
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
     }
-    let candle = t.elapsed().as_secs_f64() * 1e9 / m as f64;
-
-    println!("kernel push+evaluate+pop: {kernel_total:.0} ns/eval");
-    println!("  push+pop only:          {push_only:.0} ns");
-    println!("  evaluate only:          {eval_only:.0} ns");
-    println!("candle forward (1 pos):   {candle:.0} ns/eval");
+    show("kernel push+evaluate+pop:", total);
+    show("  push+pop only:", push);
+    show("  evaluate only:", eval);
+    show("candle forward (1 pos):", candle);
     println!("(checksum {sink})");
     Ok(())
 }

@@ -163,8 +163,7 @@ impl Dataset {
             black_row[flip(f as usize)] = 1.0;
         }
         let aux = (self.aux[i] & 0x1ffe) as u32;
-        // Black's view: swap "our" and "their" castling pairs (bits 1,2 ↔ 3,4).
-        let black_aux = (aux & !0b11110) | ((aux >> 2) & 0b110) | ((aux << 2) & 0b11000);
+        let black_aux = features::black_view(aux);
         for bit in 1..13 {
             if aux & (1 << bit) != 0 {
                 white_row[STM + bit] = 1.0;
