@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Trains the default network (nets/rookery-v1.safetensors) on the shared data set.
+# Trains the default network (nets/rookery-v2.safetensors) on the shared data set.
 # Usage: [OUT=… HIDDEN=… EPOCHS=… RUN=…] scripts/train.sh [extra `rookery train` flags...]
 # Reproduces the committed net with the same binary, seed and data (see docs/net.md).
 set -euo pipefail
 DATA=${DATA:-/work/shared/data/train}
-OUT=${OUT:-nets/rookery-v1.safetensors}
-RUN=${RUN:-target/train-v1}
+OUT=${OUT:-nets/rookery-v2.safetensors}
+RUN=${RUN:-target/train-v2}
 HIDDEN=${HIDDEN:-256}
-EPOCHS=${EPOCHS:-6}
+EPOCHS=${EPOCHS:-10}
 mkdir -p "$RUN"
 # glibc keeps the large per-batch tensors in the heap instead of mmap'ing them each time
 # (cuts system time about tenfold).

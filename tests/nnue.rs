@@ -262,9 +262,9 @@ fn sample_positions(n: usize, seed: u64) -> Vec<Board> {
 }
 
 /// The quantised kernel agrees with candle's f32 forward pass on 1,200 random-playout
-/// positions: every error within 6 cp + 2 % of |eval|, mean error below 1 cp. (The error
-/// comes from rounding ~40 accumulator columns to 1/qa and the l1 weights to 1/qb; these
-/// limits are about twice what the committed net shows, see docs/net.md.)
+/// positions: every error within 8 cp + 2 % of |eval|, mean error below 1 cp. (The error
+/// comes from rounding ~40 accumulator columns to 1/qa and the l1 weights to 1/qb; the
+/// committed nets show means of 0.4–0.5 cp and worst cases of 3.5–5.4 cp, see docs/net.md.)
 #[test]
 fn kernel_matches_candle_forward() {
     check_kernel_against_candle(default_net());
@@ -298,7 +298,7 @@ fn check_kernel_against_candle(net: Arc<Network>) {
         let reference = net.reference_cp(b).expect("candle forward");
         let err = (kernel - reference).abs();
         assert!(
-            err <= 6.0 + 0.02 * reference.abs(),
+            err <= 8.0 + 0.02 * reference.abs(),
             "{}: kernel {kernel} vs candle {reference}: {b}",
             net.name
         );
