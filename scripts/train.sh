@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Trains the default network (nets/rookery-v1.safetensors) on the shared data set.
-# Usage: scripts/train.sh [extra `rookery train` flags...]
+# Trains the default network (nets/rookery-v2.safetensors) on the shared data set.
+# Usage: [OUT=… HIDDEN=… EPOCHS=… RUN=…] scripts/train.sh [extra `rookery train` flags...]
 # Reproduces the committed net with the same binary, seed and data (see docs/net.md).
 set -euo pipefail
 DATA=${DATA:-/work/shared/data/train}
-OUT=${OUT:-nets/rookery-v1.safetensors}
-RUN=${RUN:-target/train-v1}
+OUT=${OUT:-nets/rookery-v2.safetensors}
+RUN=${RUN:-target/train-v2}
+HIDDEN=${HIDDEN:-256}
+EPOCHS=${EPOCHS:-10}
 mkdir -p "$RUN"
 # glibc keeps the large per-batch tensors in the heap instead of mmap'ing them each time
 # (cuts system time about tenfold).
@@ -14,6 +16,6 @@ cargo build --release
 nice -n 10 target/release/rookery train \
   --data "$DATA"/sf15-n3000-part1.txt.gz "$DATA"/sf15-n3000-part2.txt.gz \
          "$DATA"/sf15-n3000-part3.txt.gz "$DATA"/sf15-n3000-part4.txt.gz \
-  --out "$OUT" --epochs 6 --batch-size 8192 --lr 0.004 --lr-final 0.05 \
-  --wdl-lambda 0.3 --scale 400 --val-fraction 0.02 --hidden 256 --seed 1 \
+  --out "$OUT" --epochs "$EPOCHS" --batch-size 8192 --lr 0.004 --lr-final 0.05 \
+  --wdl-lambda 0.3 --scale 400 --val-fraction 0.02 --hidden "$HIDDEN" --seed 1 \
   --checkpoint-dir "$RUN/checkpoints" --csv "$RUN/loss.csv" "$@"

@@ -262,12 +262,33 @@ fn sample_positions(n: usize, seed: u64) -> Vec<Board> {
 }
 
 /// The quantised kernel agrees with candle's f32 forward pass on 1,200 random-playout
-/// positions: every error within 6 cp + 2 % of |eval|, mean error below 1 cp. (The error
-/// comes from rounding ~40 accumulator columns to 1/qa and the l1 weights to 1/qb; these
-/// limits are about twice what the committed net shows, see docs/net.md.)
+/// positions: every error within 8 cp + 2 % of |eval|, mean error below 1 cp. (The error
+/// comes from rounding ~40 accumulator columns to 1/qa and the l1 weights to 1/qb; the
+/// committed nets show means of 0.4–0.5 cp and worst cases of 3.5–5.4 cp, see docs/net.md.)
 #[test]
 fn kernel_matches_candle_forward() {
-    let net = default_net();
+    check_kernel_against_candle(default_net());
+}
+
+/// The same check for every other network committed in `nets/`.
+#[test]
+fn kernel_matches_candle_forward_for_committed_nets() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("nets");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("nets/ exists") {
+        let path = entry.expect("dir entry").path();
+        if path.extension().is_some_and(|e| e == "safetensors") {
+            let bytes = std::fs::read(&path).expect("readable net");
+            let name = path.to_string_lossy();
+            let net = Network::from_bytes(&bytes, &name).expect("committed net loads");
+            check_kernel_against_candle(Arc::new(net));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 1, "no nets found in {}", dir.display());
+}
+
+fn check_kernel_against_candle(net: Arc<Network>) {
     let mut ev = fresh_eval(&net);
     let positions = sample_positions(1200, 3);
     let mut errors = Vec::with_capacity(positions.len());
@@ -277,8 +298,9 @@ fn kernel_matches_candle_forward() {
         let reference = net.reference_cp(b).expect("candle forward");
         let err = (kernel - reference).abs();
         assert!(
-            err <= 6.0 + 0.02 * reference.abs(),
-            "kernel {kernel} vs candle {reference}: {b}"
+            err <= 8.0 + 0.02 * reference.abs(),
+            "{}: kernel {kernel} vs candle {reference}: {b}",
+            net.name
         );
         errors.push(err);
         let cp = ev.evaluate(b);
@@ -289,10 +311,15 @@ fn kernel_matches_candle_forward() {
     let p99 = errors[errors.len() * 99 / 100];
     let worst = errors[errors.len() - 1];
     eprintln!(
-        "kernel vs candle over {} positions: mean {mean:.2} cp, p99 {p99:.2} cp, worst {worst:.2} cp",
+        "{}: kernel vs candle over {} positions: mean {mean:.2} cp, p99 {p99:.2} cp, worst {worst:.2} cp",
+        net.name,
         errors.len()
     );
-    assert!(mean < 1.0, "mean |kernel - candle| = {mean} cp");
+    assert!(
+        mean < 1.0,
+        "{}: mean |kernel - candle| = {mean} cp",
+        net.name
+    );
 }
 
 fn mirror_fen(fen: &str) -> String {

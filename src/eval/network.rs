@@ -13,10 +13,10 @@
 //! integer in 0..=qa. `l1` weights are multiplied by `qb` and stored as i16; the `l1` dot
 //! product is exact in i32 and is divided by `qa * qb`. `l2` and `out` run in f32. The
 //! scales are chosen per network at load time as large as the ranges allow (see
-//! [`choose_scales`]); at least [`QA`] = 255 and [`QB`] = 512, which training's weight
-//! clipping guarantees to fit. The side-to-move feature (768) and the halfmove clock (781) are not kept in
-//! the accumulator: a table of 101 rows per half holds `round(qa * (w768? + w781 * hmc / 100))`
-//! and is added while applying the CReLU.
+//! [`choose_scales`]); at least [`QA`] = 256 and [`QB`] = 512, which training's weight
+//! clipping guarantees to fit. The side-to-move feature (768) and the halfmove clock (781)
+//! are not kept in the accumulator: a table of 101 rows per half holds
+//! `round(qa * (w768? + w781 * hmc / 100))` and is added while applying the CReLU.
 
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{linear, Linear, VarBuilder};
