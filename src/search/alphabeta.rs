@@ -542,7 +542,11 @@ impl<'a> SearchThread<'a> {
             }
             let captured = captured_piece(board, mv);
             let is_quiet = captured.is_none() && mv.promotion.is_none();
-            if is_quiet && skip_quiets {
+            // Make the move up front: whether it gives check decides pruning below.
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            let gives_check = !child.checkers().is_empty();
+            if is_quiet && skip_quiets && !gives_check {
                 continue;
             }
             let moving = board.piece_on(mv.from).unwrap_or(Piece::Pawn);
@@ -557,12 +561,17 @@ impl<'a> SearchThread<'a> {
 
             if !root && best_score > -MATE_BOUND && has_pieces {
                 if is_quiet {
+                    // Late-move and futility pruning spare quiet checks.
                     let lmp_limit = (LMP_BASE + depth * depth) / (2 - improving as i32);
-                    if depth <= LMP_MAX_DEPTH && quiets_tried.len() as i32 >= lmp_limit {
+                    if !gives_check
+                        && depth <= LMP_MAX_DEPTH
+                        && quiets_tried.len() as i32 >= lmp_limit
+                    {
                         skip_quiets = true;
                         continue;
                     }
-                    if depth <= FP_MAX_DEPTH
+                    if !gives_check
+                        && depth <= FP_MAX_DEPTH
                         && !in_check
                         && eval + FP_BASE + FP_PER_DEPTH * depth <= alpha
                     {
@@ -606,9 +615,6 @@ impl<'a> SearchThread<'a> {
                 }
             }
 
-            let mut child = board.clone();
-            child.play_unchecked(mv);
-            let gives_check = !child.checkers().is_empty();
             if gives_check && extension == 0 {
                 extension = 1;
             }
