@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Trains the default network (nets/rookery-v2.safetensors) on the shared data set.
+# Trains a network on the shared data set. Defaults reproduce nets/rookery-v2.safetensors
+# (10 epochs); EPOCHS=6 OUT=nets/rookery-v1.safetensors reproduces the embedded default.
 # Usage: [OUT=… HIDDEN=… EPOCHS=… RUN=…] scripts/train.sh [extra `rookery train` flags...]
 # Reproduces the committed net with the same binary, seed and data (see docs/net.md).
 set -euo pipefail

@@ -24,9 +24,9 @@ use network::Network;
 pub const EVAL_LIMIT: i32 = 20_000;
 
 /// Name of the embedded default network.
-pub const DEFAULT_NET_NAME: &str = "rookery-v2";
+pub const DEFAULT_NET_NAME: &str = "rookery-v1";
 /// The embedded default network (safetensors).
-pub static DEFAULT_NET: &[u8] = include_bytes!("../../nets/rookery-v2.safetensors");
+pub static DEFAULT_NET: &[u8] = include_bytes!("../../nets/rookery-v1.safetensors");
 
 static CURRENT: Lazy<RwLock<Arc<Network>>> = Lazy::new(|| {
     let net = Network::from_bytes(DEFAULT_NET, DEFAULT_NET_NAME)
