@@ -522,6 +522,10 @@ class EngineHandle:
             if k not in self.protocol.options:
                 raise SetupError("%s: engine has no UCI option %r" % (self.spec.name, k))
             cfg[k] = v
+        # Parse the strings to typed values ("false" -> False): python-chess keeps the raw
+        # value as the target but the parsed one as sent, and a mismatch makes it treat
+        # every move as an option change, which turns 'ponderhit' into 'stop' + 'go'.
+        cfg = {k: self.protocol.options[k].parse(v) for k, v in cfg.items()}
         if cfg:
             await asyncio.wait_for(self.protocol.configure(cfg), timeout)
         await asyncio.wait_for(self.protocol.ping(), timeout)
@@ -555,7 +559,9 @@ class EngineHandle:
 
         def send_line(line):
             orig_send(line)
-            if line.startswith("go"):
+            # Our clock starts at 'go', or at 'ponderhit' when the engine was pondering
+            # on the move the opponent played; 'go ponder' thinks on the opponent's time.
+            if (line.startswith("go") and "ponder" not in line.split()) or line == "ponderhit":
                 self.t_go = time.perf_counter()
 
         p.pipe_data_received = pipe_data_received
@@ -578,6 +584,9 @@ class EngineHandle:
     async def new_game(self, game_id: object, timeout: float) -> None:
         """Send ucinewgame + isready before the clock starts (not charged)."""
         p = self.protocol
+        # A ping first ends a ponder search left over from the last game (python-chess
+        # sends 'stop' and waits for its bestmove before starting a new command).
+        await asyncio.wait_for(p.ping(), timeout)
         if hasattr(p, "_ucinewgame") and hasattr(p, "game"):
             p._ucinewgame()
             p.game = game_id
@@ -618,6 +627,7 @@ class Settings:
     maxplies: int
     event: str
     comments: bool
+    ponder: bool = False
 
 
 def _score_cp(info) -> Optional[int]:
@@ -733,7 +743,8 @@ async def play_game(task: GameTask, engines: List[EngineHandle], specs: List[Eng
         eng.reset_timer()
         t0 = time.perf_counter()
         try:
-            res = await asyncio.wait_for(eng.protocol.play(board, limit, game=game_id, info=info_sel), wait)
+            res = await asyncio.wait_for(eng.protocol.play(board, limit, game=game_id, info=info_sel,
+                                                                ponder=st.ponder), wait)
         except asyncio.TimeoutError:
             errors[idx] = "stall"
             eng.kill()
@@ -1315,6 +1326,10 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--nodes", type=int, help="node limit per move")
     t.add_argument("--depth", type=int, help="depth limit per move")
     t.add_argument("--movetime", type=int, metavar="MS", help="fixed time per move in milliseconds")
+    t.add_argument("--ponder", action="store_true",
+                   help="engines think on the opponent's time: 'go ponder' after each move, then "
+                        "'ponderhit' or 'stop' (python-chess, as lichess-bot does). Both engines "
+                        "search at once, so use -c 1 on 2 cores")
     t.add_argument("--timemargin", type=int, default=0, metavar="MS",
                    help="grace before a late move is a time forfeit (default 0)")
     t.add_argument("--stall-timeout", type=float, default=10.0, metavar="S",
@@ -1455,7 +1470,8 @@ def run_match(args, parser) -> int:
         timemargin=args.timemargin / 1000.0, stall_timeout=args.stall_timeout,
         resign_score=args.resign_score, resign_moves=0 if args.no_adjudication else args.resign_moves,
         draw_movenumber=args.draw_movenumber, draw_moves=0 if args.no_adjudication else args.draw_moves,
-        draw_score=args.draw_score, maxplies=args.maxplies, event=args.event, comments=not args.no_comments)
+        draw_score=args.draw_score, maxplies=args.maxplies, event=args.event, comments=not args.no_comments,
+        ponder=args.ponder)
     m = Match(args, specs, engine_opts, book, settings)
     m.build_tasks(total)
     print("Match: %s (%s) vs %s (%s), %d games, tc %s, concurrency %d" % (
@@ -1464,6 +1480,8 @@ def run_match(args, parser) -> int:
         soft = {k: v for k, v in es.soft_options.items() if k not in engine_opts[i]}
         print("  engine %d: %s  options %s%s" % (i + 1, " ".join(es.cmd), engine_opts[i] or "{}",
                                                  "  if supported: %s" % soft if soft else ""))
+    if args.ponder:
+        print("Pondering: on (go ponder / ponderhit; the clock runs from 'go' or 'ponderhit')")
     if book:
         print("Openings: %s (%d positions, %s, start %d%s)" % (
             args.openings, len(book), book.kind.upper(), args.start,
