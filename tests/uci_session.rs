@@ -438,6 +438,40 @@ fn multipv_prints_distinct_lines_per_depth() {
 }
 
 #[test]
+fn multipv_scores_are_each_lines_own_and_sorted() {
+    // Two rooks, two mates in one (Ra8#, Rb8#); every other move mates later or not at
+    // all. With MultiPV 3 the first two lines must both say "mate 1" and the third must
+    // not: a line-2 score copied from line 1, or an unsorted list, would show here.
+    let fen = "7k/6pp/8/8/8/8/1R6/R5K1 w - - 0 1";
+    let mut e = Engine::ready();
+    e.send("setoption name MultiPV value 3");
+    e.send(&format!("position fen {fen}"));
+    let (lines, best) = e.go("go depth 6", WAIT);
+    assert_legal(&Board::from_fen(fen, false).unwrap(), &best, false);
+    let infos: Vec<Info> = infos(&lines).into_iter().filter(|i| !i.bound).collect();
+    let last_depth = infos.last().expect("info lines").fields["depth"].clone();
+    let mut at: Vec<&Info> = infos
+        .iter()
+        .filter(|i| i.fields["depth"] == last_depth)
+        .collect();
+    at.sort_by_key(|i| i.fields["multipv"].parse::<u32>().unwrap());
+    assert_eq!(at.len(), 3, "{lines:?}");
+    let mut mates: Vec<&str> = at[..2].iter().map(|i| i.pv[0].as_str()).collect();
+    mates.sort();
+    assert_eq!(mates, ["a1a8", "b2b8"], "{lines:?}");
+    assert_eq!(at[0].score, "mate 1");
+    assert_eq!(at[1].score, "mate 1");
+    assert_ne!(at[2].score, "mate 1", "{lines:?}");
+    if let Some(cp) = at[2].score.strip_prefix("cp ") {
+        // White is a rook and more up whatever else it plays.
+        assert!(cp.parse::<i32>().unwrap() > 200, "{lines:?}");
+    } else {
+        let n: i32 = at[2].score.strip_prefix("mate ").unwrap().parse().unwrap();
+        assert!(n >= 2, "{lines:?}");
+    }
+}
+
+#[test]
 fn show_wdl_adds_wdl_per_mille() {
     let mut e = Engine::ready();
     e.send("setoption name UCI_ShowWDL value true");
