@@ -541,6 +541,8 @@ class EngineHandle:
         """
         p = self.protocol
         self.t_go: Optional[float] = None
+        self.go_ponders = 0  # 'go ponder' lines sent, and how many ended in 'ponderhit'
+        self.ponderhits = 0
         self.t_best: Optional[float] = None
         self._t_recv: Optional[float] = None
         try:
@@ -563,6 +565,10 @@ class EngineHandle:
             # on the move the opponent played; 'go ponder' thinks on the opponent's time.
             if (line.startswith("go") and "ponder" not in line.split()) or line == "ponderhit":
                 self.t_go = time.perf_counter()
+            if line == "ponderhit":
+                self.ponderhits += 1
+            elif line.startswith("go") and "ponder" in line.split():
+                self.go_ponders += 1
 
         p.pipe_data_received = pipe_data_received
         p._line_received = line_received
@@ -887,6 +893,7 @@ class Match:
         self.wdl = [0, 0, 0]
         self.errors = [{k: 0 for k in ERROR_KINDS}, {k: 0 for k in ERROR_KINDS}]
         self.adjudicated = 0
+        self.ponder_counts = [[0, 0], [0, 0]]  # per engine: go ponder sent, ponderhits
         self.stop = threading.Event()
         self.sprt_decision: Optional[str] = None
         self.sprt_at: Optional[int] = None
@@ -1042,6 +1049,11 @@ class Match:
                                         reason="%s: %s before the game (%r)" % (self.specs[culprit].name, kind, err),
                                         white=white, errors={culprit: kind})
                 for i in range(2):
+                    if engines[i] is not None:
+                        with self.lock:
+                            self.ponder_counts[i][0] += engines[i].go_ponders
+                            self.ponder_counts[i][1] += engines[i].ponderhits
+                        engines[i].go_ponders = engines[i].ponderhits = 0
                     if engines[i] is not None and not engines[i].alive:
                         engines[i].kill()
                         engines[i] = None
@@ -1118,6 +1130,8 @@ class Match:
             "adjudicated": self.adjudicated,
             "elapsed_s": round(time.time() - self.start_time, 1),
         }
+        if self.st.ponder:
+            out["ponder1"], out["ponder2"] = ({"go_ponder": c[0], "ponderhit": c[1]} for c in self.ponder_counts)
         if self.args.sprt:
             lo, hi = sprt_bounds(self.args.alpha, self.args.beta)
             out["sprt"] = {"elo0": self.args.sprt[0], "elo1": self.args.sprt[1], "alpha": self.args.alpha,
@@ -1145,6 +1159,11 @@ class Match:
             e = s[key]
             print("%-24s time forfeits %d, illegal moves %d, crashes %d, stalls %d"
                   % (self.specs[i].name + ":", e["time forfeit"], e["illegal move"], e["crash"], e["stall"]))
+        if self.st.ponder:
+            for i in range(2):
+                sent, hits = self.ponder_counts[i]
+                print("%-24s go ponder %d, ponderhit %d (%.0f%%)"
+                      % (self.specs[i].name + ":", sent, hits, 100.0 * hits / sent if sent else 0.0))
         if "sprt" in s:
             sp = s["sprt"]
             print("SPRT elo0=%g elo1=%g alpha=%g beta=%g: LLR %.2f [%.2f, %.2f] -> %s"
