@@ -260,7 +260,12 @@ impl<'a> SearchThread<'a> {
     fn pondering(&mut self) -> bool {
         let now = self.shared.control.pondering.load(Ordering::Relaxed);
         if self.was_pondering && !now {
-            self.time.restart(); // ponderhit: our clock starts now
+            self.time.ponderhit();
+            // Already thought past the soft limit while pondering: move now rather than
+            // start spending our own clock on an iteration that may run to the hard limit.
+            if self.completed_depth > 0 && self.time.soft_expired(1.0) {
+                self.stopped = true;
+            }
         }
         self.was_pondering = now;
         now

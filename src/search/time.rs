@@ -36,7 +36,11 @@ impl SearchLimits {
 
 #[derive(Clone, Debug)]
 pub struct TimeManager {
+    /// When `go` arrived: the soft limit counts thinking from here, pondering included.
     start: Instant,
+    /// When our clock started: `go`, or `ponderhit` after `go ponder`. The hard limit
+    /// counts from here, since the GUI only charges us from this moment.
+    clock_start: Instant,
     soft: Option<Duration>,
     hard: Option<Duration>,
 }
@@ -47,6 +51,7 @@ impl TimeManager {
         let (soft, hard) = Self::budget(limits, us, move_overhead);
         TimeManager {
             start,
+            clock_start: start,
             soft: soft.map(Duration::from_millis),
             hard: hard.map(Duration::from_millis),
         }
@@ -83,9 +88,11 @@ impl TimeManager {
         (Some(soft), Some(hard))
     }
 
-    /// Restart the clock (after `ponderhit` our own clock starts running).
-    pub fn restart(&mut self) {
-        self.start = Instant::now();
+    /// `ponderhit`: our clock starts running now. The time already spent pondering still
+    /// counts toward the soft limit (it was thinking about this very position), so a long
+    /// ponder lets us move at once and bank the clock, as Stockfish does.
+    pub fn ponderhit(&mut self) {
+        self.clock_start = Instant::now();
     }
 
     pub fn elapsed(&self) -> Duration {
@@ -98,7 +105,7 @@ impl TimeManager {
 
     /// Abort the running iteration?
     pub fn hard_expired(&self) -> bool {
-        self.hard.is_some_and(|h| self.start.elapsed() >= h)
+        self.hard.is_some_and(|h| self.clock_start.elapsed() >= h)
     }
 
     /// Skip the next iteration? `scale` stretches the soft limit (unstable best move → >1).
@@ -136,6 +143,25 @@ mod tests {
             assert!(soft <= hard, "{time} {inc}: {soft} > {hard}");
             assert!(hard < time.max(2), "{time} {inc}: hard {hard}");
         }
+    }
+
+    #[test]
+    fn ponderhit_restarts_the_hard_limit_but_not_the_soft_one() {
+        let limits = SearchLimits {
+            wtime: Some(1000),
+            ponder: true,
+            ..Default::default()
+        };
+        // soft 24 ms, hard 160 ms
+        let mut tm = TimeManager::new(&limits, Color::White, 0);
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(tm.hard_expired() && tm.soft_expired(1.0));
+        tm.ponderhit();
+        assert!(!tm.hard_expired(), "our clock starts at ponderhit");
+        assert!(
+            tm.soft_expired(1.0),
+            "time spent pondering counts as thinking"
+        );
     }
 
     #[test]
