@@ -563,12 +563,11 @@ class EngineHandle:
             orig_send(line)
             # Our clock starts at 'go', or at 'ponderhit' when the engine was pondering
             # on the move the opponent played; 'go ponder' thinks on the opponent's time.
-            if (line.startswith("go") and "ponder" not in line.split()) or line == "ponderhit":
-                self.t_go = time.perf_counter()
-            if line == "ponderhit":
-                self.ponderhits += 1
-            elif line.startswith("go") and "ponder" in line.split():
+            if line.startswith("go") and "ponder" in line.split():
                 self.go_ponders += 1
+            elif line.startswith("go") or line == "ponderhit":
+                self.t_go = time.perf_counter()
+                self.ponderhits += line == "ponderhit"
 
         p.pipe_data_received = pipe_data_received
         p._line_received = line_received

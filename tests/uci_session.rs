@@ -463,7 +463,7 @@ fn multipv_scores_are_each_lines_own_and_sorted() {
     assert_eq!(at[1].score, "mate 1");
     assert_ne!(at[2].score, "mate 1", "{lines:?}");
     if let Some(cp) = at[2].score.strip_prefix("cp ") {
-        // White is a rook and more up whatever else it plays.
+        // White stays two rooks up whatever else it plays.
         assert!(cp.parse::<i32>().unwrap() > 200, "{lines:?}");
     } else {
         let n: i32 = at[2].score.strip_prefix("mate ").unwrap().parse().unwrap();
