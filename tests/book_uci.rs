@@ -76,8 +76,9 @@ fn book_reply_after_e4_is_a_main_line() {
         "go movetime 1000",
     ]);
     let best = lines.last().unwrap();
+    let mv = best.split_whitespace().nth(1).unwrap();
     assert!(
-        best == "bestmove c7c5" || best == "bestmove e7e5",
+        mv == "c7c5" || mv == "e7e5",
         "heaviest reply to 1.e4 was {best}"
     );
 }
@@ -116,4 +117,23 @@ fn bad_book_file_keeps_the_embedded_book() {
         .iter()
         .any(|l| l.starts_with("info string error") && l.contains("book")));
     assert!(lines.iter().any(|l| l.starts_with("info string book move")));
+}
+
+/// A book move names the book's main reply as the ponder move, so lichess-bot and GUIs
+/// can ponder from the first move (Polyglot keys and legality checked via the library).
+#[test]
+fn book_move_comes_with_the_book_reply_to_ponder_on() {
+    let (lines, _) = run(&["position startpos moves e2e4", "go wtime 60000 btime 60000"]);
+    let best = lines.last().unwrap();
+    let words: Vec<&str> = best.split_whitespace().collect();
+    assert_eq!(words.len(), 4, "expected 'bestmove X ponder Y': {best}");
+    assert_eq!(words[2], "ponder");
+    let mut board = cozy_chess::Board::default();
+    let e4 = rookery::chess::parse_uci_move(&board, "e2e4").unwrap();
+    board.play(e4);
+    let reply = rookery::chess::parse_uci_move(&board, words[1]).expect("legal book move");
+    board.play(reply);
+    let ponder = rookery::chess::parse_uci_move(&board, words[3]).expect("legal ponder move");
+    let main_line = rookery::book::default_book().probe(&board);
+    assert_eq!(Some(ponder), main_line.first().map(|b| b.mv), "{best}");
 }

@@ -353,7 +353,17 @@ impl Engine {
                 .unwrap_or_default();
             let text = move_to_uci(&board, mv, self.settings.chess960);
             info_string(&format!("book move {text}{name}"));
-            send(&format!("bestmove {text}"));
+            // The book's main reply is the move to ponder on, so a pondering GUI or
+            // lichess-bot thinks on the opponent's time from the first move on.
+            let mut after = board.clone();
+            after.play_unchecked(mv);
+            match self.book().probe(&after).first() {
+                Some(reply) => send(&format!(
+                    "bestmove {text} ponder {}",
+                    move_to_uci(&after, reply.mv, self.settings.chess960)
+                )),
+                None => send(&format!("bestmove {text}")),
+            }
             return;
         }
         let mut searcher = self.searcher.take().expect("searcher is home");
@@ -414,6 +424,11 @@ impl Engine {
 }
 
 impl Engine {
+    /// The book in use: one loaded with `BookFile`, else the embedded default.
+    fn book(&self) -> &Book {
+        self.custom_book.as_ref().unwrap_or_else(|| default_book())
+    }
+
     /// A move from the opening book, when the book applies: `OwnBook` on, within
     /// `BookDepth`, a game-like `go` (clock, movetime or no limit — never infinite, ponder,
     /// depth, nodes or mate searches, which ask for analysis) and allowed by `searchmoves`.
@@ -429,8 +444,7 @@ impl Engine {
         {
             return None;
         }
-        let book = self.custom_book.as_ref().unwrap_or_else(|| default_book());
-        let choice = book.choose(
+        let choice = self.book().choose(
             &self.position.board,
             self.settings.book_temperature,
             &mut rand::thread_rng(),
