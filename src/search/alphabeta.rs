@@ -355,6 +355,7 @@ impl<'a> SearchThread<'a> {
 
     fn push_move(&mut self, before: &Board, mv: Move, after: &Board, ply: usize) {
         let piece = before.piece_on(mv.from).unwrap_or(Piece::Pawn);
+        self.shared.tt.prefetch(after.hash());
         self.stack[ply].cont = Some((piece_index(before.side_to_move(), piece), mv.to as usize));
         self.eval.push(before, mv, after);
         self.hashes.push(after.hash());
@@ -499,6 +500,7 @@ impl<'a> SearchThread<'a> {
             {
                 if let Some(child) = board.null_move() {
                     let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+                    self.shared.tt.prefetch(child.hash());
                     self.stack[ply].cont = None;
                     self.eval.push_null(board, &child);
                     self.hashes.push(child.hash());
@@ -805,6 +807,7 @@ impl<'a> SearchThread<'a> {
             }
             let mut child = board.clone();
             child.play_unchecked(mv);
+            self.shared.tt.prefetch(child.hash());
             self.eval.push(board, mv, &child);
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
             self.eval.pop();
