@@ -59,12 +59,19 @@ impl MovePicker {
         let us = board.side_to_move();
         let counter = ctx.history.counter(ctx.conts[0]);
         let in_check = !board.checkers().is_empty();
-        board.generate_moves(|pm| {
+        let quiet_too = !noisy_only || in_check;
+        let them = board.colors(!us);
+        board.generate_moves(|mut pm| {
+            // Quiescence wants captures only: drop a piece's quiet targets before they are
+            // expanded (pawns keep theirs for en passant and promotions, filtered below).
+            if !quiet_too && pm.piece != Piece::Pawn {
+                pm.to &= them;
+            }
             let piece = piece_index(us, pm.piece);
             for mv in pm {
                 let captured = captured_piece(board, mv);
                 let is_capture = captured.is_some();
-                if noisy_only && !in_check && !is_capture && mv.promotion != Some(Piece::Queen) {
+                if !quiet_too && !is_capture && mv.promotion != Some(Piece::Queen) {
                     continue;
                 }
                 let score = if Some(mv) == ctx.tt_move {
