@@ -2,7 +2,10 @@
 //! UCI move notation (standard and Chess960 castling), and a game position that
 //! remembers the hashes of earlier positions for repetition detection.
 
-use cozy_chess::{Board, Color, File, Move, Piece, Rank, Square};
+use cozy_chess::{
+    get_between_rays, get_bishop_moves, get_knight_moves, get_line_rays, get_pawn_attacks,
+    get_rook_moves, BitBoard, Board, Color, File, Move, Piece, Rank, Square,
+};
 
 pub const STARTPOS_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -246,6 +249,58 @@ pub fn ep_victim_square(board: &Board, mv: Move) -> Option<Square> {
     Some(Square::new(ep_file, Rank::Fifth.relative_to(us)))
 }
 
+/// What the side to move needs to know whether a quiet move gives check without playing
+/// it: for each piece type the squares from which it would attack the enemy king, and our
+/// pieces that alone block one of our sliders from that king (moving one off the line
+/// uncovers check).
+pub struct CheckInfo {
+    king: Square,
+    squares: [BitBoard; Piece::NUM],
+    discoverers: BitBoard,
+}
+
+impl CheckInfo {
+    pub fn new(board: &Board) -> Self {
+        let us = board.side_to_move();
+        let king = board.king(!us);
+        let occupied = board.occupied();
+        let diagonal = get_bishop_moves(king, occupied);
+        let orthogonal = get_rook_moves(king, occupied);
+        let squares = [
+            get_pawn_attacks(king, !us),
+            get_knight_moves(king),
+            diagonal,
+            orthogonal,
+            diagonal | orthogonal,
+            BitBoard::EMPTY,
+        ];
+        let queens = board.colored_pieces(us, Piece::Queen);
+        let snipers = (get_bishop_moves(king, BitBoard::EMPTY)
+            & (board.colored_pieces(us, Piece::Bishop) | queens))
+            | (get_rook_moves(king, BitBoard::EMPTY)
+                & (board.colored_pieces(us, Piece::Rook) | queens));
+        let mut discoverers = BitBoard::EMPTY;
+        for sniper in snipers {
+            let between = get_between_rays(sniper, king) & occupied;
+            if between.len() == 1 {
+                discoverers |= between & board.colors(us);
+            }
+        }
+        CheckInfo {
+            king,
+            squares,
+            discoverers,
+        }
+    }
+
+    /// Whether `mv`, a move of `piece` that captures nothing, promotes nothing and is not
+    /// castling, gives check.
+    pub fn quiet_gives_check(&self, piece: Piece, mv: Move) -> bool {
+        self.squares[piece as usize].has(mv.to)
+            || (self.discoverers.has(mv.from) && !get_line_rays(mv.from, self.king).has(mv.to))
+    }
+}
+
 /// Colour helper: +1 for White, -1 for Black.
 pub fn sign(color: Color) -> i32 {
     if color == Color::White {
@@ -258,6 +313,47 @@ pub fn sign(color: Color) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `CheckInfo` agrees with playing the move, for every quiet non-castling move in
+    /// the trees (to depth 3) of positions rich in pins, discovered checks and slider play.
+    #[test]
+    fn check_info_matches_playing_the_move() {
+        fn walk(board: &Board, depth: u32, counts: &mut (usize, usize)) {
+            let info = CheckInfo::new(board);
+            let them = board.colors(!board.side_to_move());
+            for mv in legal_moves(board) {
+                let mut child = board.clone();
+                child.play_unchecked(mv);
+                let piece = board.piece_on(mv.from).unwrap();
+                let pawn_capture = piece == Piece::Pawn && mv.from.file() != mv.to.file();
+                let quiet = !them.has(mv.to)
+                    && mv.promotion.is_none()
+                    && !pawn_capture
+                    && !is_castle(board, mv);
+                if quiet {
+                    let checks = !child.checkers().is_empty();
+                    assert_eq!(info.quiet_gives_check(piece, mv), checks, "{board} {mv}");
+                    counts.0 += 1;
+                    counts.1 += checks as usize;
+                }
+                if depth > 1 {
+                    walk(&child, depth - 1, counts);
+                }
+            }
+        }
+        let mut counts = (0, 0);
+        for fen in [
+            STARTPOS_FEN,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "4k3/3p4/8/1B6/4N3/8/4R3/4K2Q w - - 0 1",
+        ] {
+            walk(&parse_fen(fen).unwrap(), 3, &mut counts);
+        }
+        assert!(counts.0 > 100_000 && counts.1 > 1_000, "{counts:?}");
+    }
 
     #[test]
     fn castling_notation_round_trip() {

@@ -14,7 +14,7 @@ use super::{
     Reporter, SearchControl, SearchInfo, SearchLimits, TimeManager, INFINITY, MATE, MATE_BOUND,
     MAX_PLY,
 };
-use crate::chess::{insufficient_material, Position};
+use crate::chess::{insufficient_material, is_castle, CheckInfo, Position};
 
 fn us_of(board: &Board) -> cozy_chess::Color {
     board.side_to_move()
@@ -538,6 +538,7 @@ impl<'a> SearchThread<'a> {
         let mut quiets_tried: Vec<Move> = Vec::with_capacity(32);
         let mut captures_tried: Vec<(usize, usize, Piece)> = Vec::with_capacity(16);
         let mut skip_quiets = false;
+        let check_info = CheckInfo::new(board);
 
         while let Some(scored) = picker.next_move() {
             let mv = scored.mv;
@@ -549,14 +550,23 @@ impl<'a> SearchThread<'a> {
             }
             let captured = captured_piece(board, mv);
             let is_quiet = captured.is_none() && mv.promotion.is_none();
-            // Make the move up front: whether it gives check decides pruning below.
-            let mut child = board.clone();
-            child.play_unchecked(mv);
-            let gives_check = !child.checkers().is_empty();
+            let moving = board.piece_on(mv.from).unwrap_or(Piece::Pawn);
+            // Whether the move gives check decides pruning below. Quiet moves (most of
+            // them, and most of the pruned ones) are checked without being played; the
+            // rest are played now.
+            let mut played = None;
+            let gives_check = if is_quiet && !is_castle(board, mv) {
+                check_info.quiet_gives_check(moving, mv)
+            } else {
+                let mut child = board.clone();
+                child.play_unchecked(mv);
+                let check = !child.checkers().is_empty();
+                played = Some(child);
+                check
+            };
             if is_quiet && skip_quiets && !gives_check {
                 continue;
             }
-            let moving = board.piece_on(mv.from).unwrap_or(Piece::Pawn);
             let piece = piece_index(us, moving);
             let hist = if is_quiet {
                 self.history.quiet(us, mv)
@@ -626,6 +636,12 @@ impl<'a> SearchThread<'a> {
                 extension = 1;
             }
             let new_depth = depth - 1 + extension;
+            let child = played.unwrap_or_else(|| {
+                let mut child = board.clone();
+                child.play_unchecked(mv);
+                child
+            });
+            debug_assert_eq!(gives_check, !child.checkers().is_empty(), "{board} {mv}");
             self.push_move(board, mv, &child, ply);
             moves_searched += 1;
 
