@@ -341,6 +341,49 @@ fn ponderhit_releases_the_bestmove() {
     );
 }
 
+/// `go ponder` on a book position: the book move is held until `ponderhit` (then sent at
+/// once, without a search) or `stop`, so a pondering lichess-bot stays in the book.
+#[test]
+fn ponder_in_the_book_answers_from_the_book_at_ponderhit() {
+    let mut e = Engine::ready();
+    let moves = ["e2e4", "c7c5"];
+    e.send(&position_cmd(STARTPOS_FEN, &moves));
+    e.send("go ponder wtime 10000 btime 10000 winc 100 binc 100");
+    let before = e.expect_silence("bestmove", SHORT);
+    assert!(
+        before
+            .iter()
+            .any(|l| l.starts_with("info string book move")),
+        "{before:?}"
+    );
+    assert!(
+        !before.iter().any(|l| l.starts_with("info depth")),
+        "{before:?}"
+    );
+    let start = Instant::now();
+    e.send("ponderhit");
+    let best = e.expect("bestmove");
+    assert!(
+        start.elapsed() < Duration::from_millis(300),
+        "{:?}",
+        start.elapsed()
+    );
+    let board = board_after(STARTPOS_FEN, &moves);
+    assert_legal(&board, &best, false);
+    assert!(best.contains(" ponder "), "{best}");
+
+    // The opponent played something else: stop releases the held move at once.
+    e.send("go ponder wtime 10000 btime 10000 winc 100 binc 100");
+    e.expect_silence("bestmove", SHORT);
+    e.send("stop");
+    assert_legal(&board, &e.expect("bestmove"), false);
+    let after = e.sync();
+    assert!(
+        after.iter().all(|l| !l.starts_with("bestmove")),
+        "{after:?}"
+    );
+}
+
 #[test]
 fn quit_during_infinite_exits_promptly() {
     let mut e = Engine::ready();

@@ -128,6 +128,9 @@ struct Engine {
     hash_mb: usize,
     /// A book loaded with `BookFile`; `None` means the embedded default book.
     custom_book: Option<Book>,
+    /// The `bestmove` line of a book reply to `go ponder`, held until `ponderhit` or
+    /// `stop` (UCI forbids answering a ponder search before either).
+    pending_book_reply: Option<String>,
 }
 
 impl Engine {
@@ -147,6 +150,7 @@ impl Engine {
                 book_temperature: 0.75,
             },
             custom_book: None,
+            pending_book_reply: None,
             searcher: Some(searcher),
             running: None,
             running_unbounded: false,
@@ -158,6 +162,9 @@ impl Engine {
     /// Waits for a running search to end (after telling it to stop) and takes the
     /// searcher back.
     fn finish_search(&mut self, stop: bool) {
+        if let Some(line) = self.pending_book_reply.take() {
+            send(&line);
+        }
         if let Some(handle) = self.running.take() {
             if stop {
                 self.control.stop.store(true, Ordering::SeqCst);
@@ -220,9 +227,10 @@ impl Engine {
             Command::Stop => {
                 self.finish_search(true);
             }
-            Command::PonderHit => {
-                self.control.pondering.store(false, Ordering::SeqCst);
-            }
+            Command::PonderHit => match self.pending_book_reply.take() {
+                Some(line) => send(&line),
+                None => self.control.pondering.store(false, Ordering::SeqCst),
+            },
             Command::Quit => {
                 self.finish_search(true);
                 return false;
@@ -357,12 +365,19 @@ impl Engine {
             // lichess-bot thinks on the opponent's time from the first move on.
             let mut after = board.clone();
             after.play_unchecked(mv);
-            match self.book().probe(&after).first() {
-                Some(reply) => send(&format!(
+            let line = match self.book().probe(&after).first() {
+                Some(reply) => format!(
                     "bestmove {text} ponder {}",
                     move_to_uci(&after, reply.mv, self.settings.chess960)
-                )),
-                None => send(&format!("bestmove {text}")),
+                ),
+                None => format!("bestmove {text}"),
+            };
+            if limits.ponder {
+                // Pondering on a book position: nothing to think about; the book move
+                // goes out the moment `ponderhit` (or `stop`) arrives.
+                self.pending_book_reply = Some(line);
+            } else {
+                send(&line);
             }
             return;
         }
@@ -430,11 +445,11 @@ impl Engine {
     }
 
     /// A move from the opening book, when the book applies: `OwnBook` on, within
-    /// `BookDepth`, a game-like `go` (clock, movetime or no limit — never infinite, ponder,
-    /// depth, nodes or mate searches, which ask for analysis) and allowed by `searchmoves`.
+    /// `BookDepth`, a game-like `go` (clock, movetime or no limit, pondering included —
+    /// never infinite, depth, nodes or mate searches, which ask for analysis) and allowed
+    /// by `searchmoves`.
     fn book_move(&self, limits: &SearchLimits) -> Option<Move> {
         let analysis = limits.infinite
-            || limits.ponder
             || limits.depth.is_some()
             || limits.nodes.is_some()
             || limits.mate.is_some();
