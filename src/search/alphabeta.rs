@@ -56,7 +56,6 @@ pub struct RootLine {
 
 #[derive(Clone, Copy, Default)]
 struct StackEntry {
-    static_eval: i32,
     /// The move made at this ply (piece index, destination), for continuation history.
     cont: ContKey,
     excluded: Option<Move>,
@@ -471,11 +470,6 @@ impl<'a> SearchThread<'a> {
             },
             _ => static_eval,
         };
-        self.stack[ply].static_eval = static_eval;
-        let improving = !in_check
-            && ply >= 2
-            && self.stack[ply - 2].static_eval != NO_EVAL
-            && static_eval > self.stack[ply - 2].static_eval;
         self.history.killers[ply + 1] = [None, None];
 
         let us = board.side_to_move();
@@ -484,10 +478,7 @@ impl<'a> SearchThread<'a> {
         .is_empty();
         if !pv_node && !in_check && excluded.is_none() {
             // Reverse futility pruning.
-            if depth <= RFP_MAX_DEPTH
-                && eval - RFP_MARGIN * (depth - improving as i32) >= beta
-                && eval < MATE_BOUND
-            {
+            if depth <= RFP_MAX_DEPTH && eval - RFP_MARGIN * depth >= beta && eval < MATE_BOUND {
                 return eval;
             }
             // Null-move pruning: if passing still fails high, a real move surely would.
@@ -579,7 +570,7 @@ impl<'a> SearchThread<'a> {
             if !root && best_score > -MATE_BOUND && has_pieces {
                 if is_quiet {
                     // Late-move and futility pruning spare quiet checks.
-                    let lmp_limit = (LMP_BASE + depth * depth) / (2 - improving as i32);
+                    let lmp_limit = (LMP_BASE + depth * depth) / 2;
                     if !gives_check
                         && depth <= LMP_MAX_DEPTH
                         && quiets_tried.len() as i32 >= lmp_limit
@@ -657,7 +648,6 @@ impl<'a> SearchThread<'a> {
                 {
                     r = self.lmr[depth.min(63) as usize][moves_searched.min(63)];
                     r -= pv_node as i32;
-                    r += !improving as i32;
                     r -= gives_check as i32;
                     r -= hist / 8192;
                     r = r.clamp(0, (new_depth - 1).max(0));

@@ -13,7 +13,7 @@ pub const FP_MAX_DEPTH: i32 = 8;
 pub const FP_BASE: i32 = 90;
 pub const FP_PER_DEPTH: i32 = 90;
 
-/// Late-move pruning: quiet moves after this many (grows with depth²) are skipped.
+/// Late-move pruning: quiet moves after (LMP_BASE + depth²) / 2 are skipped.
 pub const LMP_MAX_DEPTH: i32 = 8;
 pub const LMP_BASE: i32 = 3;
 
@@ -23,7 +23,7 @@ pub const SEE_CAPTURE_MARGIN: i32 = -25;
 pub const SEE_MAX_DEPTH: i32 = 8;
 
 /// Late-move reductions: r = LMR_BASE + ln(depth)·ln(moves) / LMR_DIVISOR.
-pub const LMR_BASE: f64 = 0.75;
+pub const LMR_BASE: f64 = 1.75;
 pub const LMR_DIVISOR: f64 = 2.25;
 
 /// Internal iterative reduction: nodes without a TT move at this depth search one ply less.
