@@ -12,6 +12,7 @@ use rand::{Rng, SeedableRng};
 
 use rookery::eval::accumulator::refresh;
 use rookery::eval::network::Network;
+use rookery::eval::simd::Path;
 use rookery::eval::{self, Evaluator, DEFAULT_NET, DEFAULT_NET_NAME, EVAL_LIMIT};
 
 fn default_net() -> Arc<Network> {
@@ -113,7 +114,7 @@ fn pick(board: &Board, moves: &[Move], rng: &mut StdRng) -> Move {
 }
 
 /// Asserts the evaluator's accumulators equal a full recompute for `board`.
-fn check_acc(ev: &Evaluator, net: &Network, board: &Board, context: &str) {
+fn check_acc(ev: &mut Evaluator, net: &Network, board: &Board, context: &str) {
     let h = net.q.hidden;
     let mut w = vec![0i16; h];
     let mut b = vec![0i16; h];
@@ -135,7 +136,7 @@ fn incremental_matches_refresh_in_random_games() {
     let mut rng = StdRng::seed_from_u64(7);
     let mut seen = Seen::default();
     let mut ev = fresh_eval(&net);
-    for game in 0..80 {
+    for game in 0..110 {
         let mut board = start_board(game);
         ev.reset_keep_network(&board);
         let mut path: Vec<Board> = vec![board.clone()];
@@ -149,7 +150,9 @@ fn incremental_matches_refresh_in_random_games() {
                 if let Some(after) = before.null_move() {
                     ev.push_null(&before, &after);
                     seen.nulls += 1;
-                    check_acc(&ev, &net, &after, "null move");
+                    if rng.gen_bool(0.4) {
+                        check_acc(&mut ev, &net, &after, "null move");
+                    }
                     board = after;
                     path.push(board.clone());
                     continue;
@@ -160,7 +163,10 @@ fn incremental_matches_refresh_in_random_games() {
             let mut after = before.clone();
             after.play_unchecked(mv);
             ev.push(&before, mv, &after);
-            check_acc(&ev, &net, &after, &format!("{mv} from {before}"));
+            // Checked only now and then, so the lazy stack catches up over several plies.
+            if rng.gen_bool(0.4) {
+                check_acc(&mut ev, &net, &after, &format!("{mv} from {before}"));
+            }
             board = after;
             path.push(board.clone());
             // Sometimes pop back a few plies and check the older slots are intact.
@@ -170,7 +176,7 @@ fn incremental_matches_refresh_in_random_games() {
                     ev.pop();
                     path.pop();
                     let top = path.last().expect("root stays");
-                    check_acc(&ev, &net, top, "pop");
+                    check_acc(&mut ev, &net, top, "pop");
                 }
                 board = path.last().expect("root stays").clone();
             }
@@ -193,8 +199,12 @@ fn tree(
     rng: &mut StdRng,
     nodes: &mut usize,
 ) {
-    fresh.reset_keep_network(board);
-    assert_eq!(ev.evaluate(board), fresh.evaluate(board), "{board}");
+    // Evaluated at about half the nodes on the way down, so the lazy accumulator stack
+    // sometimes catches up over several plies at once.
+    if rng.gen_bool(0.5) {
+        fresh.reset_keep_network(board);
+        assert_eq!(ev.evaluate(board), fresh.evaluate(board), "{board}");
+    }
     *nodes += 1;
     if depth == 0 {
         return;
@@ -261,6 +271,73 @@ fn sample_positions(n: usize, seed: u64) -> Vec<Board> {
     out
 }
 
+/// Every kernel version this CPU runs (portable, AVX2, AVX-512 VNNI) gives the same
+/// accumulators and the same output bits over random games with push/pop, null moves and
+/// resets, so a machine without AVX2 plays the same chess.
+#[test]
+fn simd_and_portable_kernels_agree() {
+    let net = default_net();
+    let paths = Path::all_available();
+    eprintln!("kernel versions compared: {:?}", paths);
+    if cfg!(target_arch = "x86_64") {
+        assert!(
+            paths.len() >= 2,
+            "this x86-64 CPU has no AVX2: only the portable kernels could be tested"
+        );
+    }
+    let mut evs: Vec<Evaluator> = paths
+        .iter()
+        .map(|&p| Evaluator::with_path(Arc::clone(&net), p))
+        .collect();
+    for (ev, &p) in evs.iter().zip(&paths) {
+        assert_eq!(ev.path(), p);
+    }
+    let mut rng = StdRng::seed_from_u64(19);
+    let mut compared = 0;
+    for game in 0..40 {
+        let mut board = start_board(game);
+        for ev in &mut evs {
+            ev.reset_keep_network(&board);
+        }
+        for _ in 0..100 {
+            let moves = legal(&board);
+            if moves.is_empty() || board.halfmove_clock() >= 100 {
+                break;
+            }
+            let mv = pick(&board, &moves, &mut rng);
+            let mut after = board.clone();
+            after.play_unchecked(mv);
+            for ev in &mut evs {
+                ev.push(&board, mv, &after);
+            }
+            board = after;
+            if rng.gen_bool(0.7) {
+                let outputs: Vec<(u32, Vec<i16>)> = evs
+                    .iter_mut()
+                    .map(|ev| {
+                        let raw = ev.raw(&board).to_bits();
+                        let (w, b) = ev.accumulators();
+                        (raw, [w, b].concat())
+                    })
+                    .collect();
+                for (o, p) in outputs.iter().zip(&paths).skip(1) {
+                    assert!(o == &outputs[0], "{p:?} differs from portable at {board}");
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 1000, "only {compared} positions compared");
+}
+
+/// Largest kernel-vs-candle error allowed at one position (cp, plus 2 % of |eval|). The
+/// integer kernel rounds the `l1` weights to i8 (127 steps per row) and the first-layer
+/// activations to 127 steps, as Stockfish does; on the committed nets that costs a mean
+/// of 3–4 cp and at worst ~23 cp over these positions (docs/net.md).
+const KERNEL_CP_BOUND: f32 = 26.0;
+/// Largest mean error allowed (cp).
+const KERNEL_CP_MEAN: f64 = 5.0;
+
 /// The quantised kernel agrees with candle's f32 forward pass on 1,200 random-playout
 /// positions: every error within 8 cp + 2 % of |eval|, mean error below 1 cp. (The error
 /// comes from rounding ~40 accumulator columns to 1/qa and the l1 weights to 1/qb; the
@@ -292,16 +369,16 @@ fn check_kernel_against_candle(net: Arc<Network>) {
     let mut ev = fresh_eval(&net);
     let positions = sample_positions(1200, 3);
     let mut errors = Vec::with_capacity(positions.len());
+    let mut worst_excess: Option<(f32, String)> = None;
     for b in &positions {
         ev.reset_keep_network(b);
         let kernel = ev.raw(b) * net.scale;
         let reference = net.reference_cp(b).expect("candle forward");
         let err = (kernel - reference).abs();
-        assert!(
-            err <= 8.0 + 0.02 * reference.abs(),
-            "{}: kernel {kernel} vs candle {reference}: {b}",
-            net.name
-        );
+        let excess = err - (KERNEL_CP_BOUND + 0.02 * reference.abs());
+        if excess > worst_excess.as_ref().map_or(0.0, |w| w.0) {
+            worst_excess = Some((excess, format!("kernel {kernel} vs candle {reference}: {b}")));
+        }
         errors.push(err);
         let cp = ev.evaluate(b);
         assert!(cp.abs() <= EVAL_LIMIT);
@@ -315,8 +392,11 @@ fn check_kernel_against_candle(net: Arc<Network>) {
         net.name,
         errors.len()
     );
+    if let Some((_, what)) = worst_excess {
+        panic!("{}: error above {KERNEL_CP_BOUND} cp + 2 %: {what}", net.name);
+    }
     assert!(
-        mean < 1.0,
+        mean < KERNEL_CP_MEAN,
         "{}: mean |kernel - candle| = {mean} cp",
         net.name
     );

@@ -1,6 +1,12 @@
 //! The incrementally updated first layer: a preallocated stack of accumulator pairs
-//! (White's perspective, Black's perspective) indexed by ply. `push` writes slot `ply + 1`
-//! from slot `ply` plus the feature changes between two boards; `pop` just steps back.
+//! (White's perspective, Black's perspective) indexed by ply, updated lazily.
+//!
+//! `push` only records which features a move changes (for both perspectives) and marks
+//! the new slot stale; `pop` steps back. The accumulator of a slot is computed when a
+//! position is evaluated ([`AccStack::current`]): from the nearest fresh slot below it,
+//! applying each ply's recorded changes in one pass (all adds and subtractions of a move
+//! together). A node cut off before its evaluation is needed — a TT cutoff, a pruned
+//! move, a null-move search answered from the table — never pays for the update.
 //!
 //! Changes are found by comparing the boards, not by decoding the move: for each of the
 //! 12 (colour, piece) bitboards, squares set only after the move are added and squares set
@@ -14,6 +20,7 @@ use cozy_chess::{Board, Color, Piece};
 
 use super::features::{aux_bits, black_view, piece_index, STM};
 use super::network::Quantised;
+use super::simd::{self, Path};
 
 /// Preallocated plies; the stack grows (once) if a search ever goes deeper.
 pub const STACK_PLIES: usize = 256;
@@ -25,40 +32,60 @@ const MAX_CHANGES: usize = 16;
 /// Accumulator stack.
 pub struct AccStack {
     hidden: usize,
+    path: Path,
     data: Vec<i16>,
+    /// Per slot: the feature changes that lead to it from the slot below.
+    changes: Vec<[Delta; 2]>,
+    /// Per slot: whether `data` holds its accumulators.
+    fresh: Vec<bool>,
     ply: usize,
 }
 
+/// The features one move adds and removes, from one perspective.
+#[derive(Clone, Copy)]
+struct Delta {
+    add: Changes,
+    sub: Changes,
+}
+
 /// A small fixed list of feature indices.
+#[derive(Clone, Copy)]
 struct Changes {
-    n: usize,
+    n: u8,
     idx: [u16; MAX_CHANGES],
 }
 
 impl Changes {
-    fn new() -> Self {
-        Changes {
-            n: 0,
-            idx: [0; MAX_CHANGES],
-        }
-    }
+    const EMPTY: Changes = Changes {
+        n: 0,
+        idx: [0; MAX_CHANGES],
+    };
     #[inline(always)]
     fn push(&mut self, f: usize) {
-        if self.n < MAX_CHANGES {
-            self.idx[self.n] = f as u16;
+        if (self.n as usize) < MAX_CHANGES {
+            self.idx[self.n as usize] = f as u16;
             self.n += 1;
         }
     }
+    #[inline(always)]
     fn as_slice(&self) -> &[u16] {
-        &self.idx[..self.n]
+        &self.idx[..self.n as usize]
     }
 }
 
+const NO_CHANGE: Delta = Delta {
+    add: Changes::EMPTY,
+    sub: Changes::EMPTY,
+};
+
 impl AccStack {
-    pub fn new(hidden: usize) -> Self {
+    pub fn new(hidden: usize, path: Path) -> Self {
         AccStack {
             hidden,
+            path,
             data: vec![0; (STACK_PLIES + 1) * 2 * hidden],
+            changes: vec![[NO_CHANGE; 2]; STACK_PLIES + 1],
+            fresh: vec![false; STACK_PLIES + 1],
             ply: 0,
         }
     }
@@ -71,12 +98,42 @@ impl AccStack {
         self.ply
     }
 
-    /// The current (White, Black) accumulators.
+    /// The current (White, Black) accumulators, brought up to date first.
     #[inline]
-    pub fn current(&self) -> (&[i16], &[i16]) {
+    pub fn current(&mut self, q: &Quantised) -> (&[i16], &[i16]) {
+        if !self.fresh[self.ply] {
+            self.catch_up(q);
+        }
         let h = self.hidden;
         let slot = &self.data[self.ply * 2 * h..(self.ply + 1) * 2 * h];
         slot.split_at(h)
+    }
+
+    /// Computes every stale slot from the nearest fresh one below up to the current ply.
+    fn catch_up(&mut self, q: &Quantised) {
+        let h = self.hidden;
+        // Slot 0 is fresh after every reset, so the walk ends.
+        let mut from = self.ply;
+        while !self.fresh[from] {
+            from -= 1;
+        }
+        for slot in from + 1..=self.ply {
+            let (src, dst) = self.data.split_at_mut(slot * 2 * h);
+            let src = &src[(slot - 1) * 2 * h..];
+            let dst = &mut dst[..2 * h];
+            let [white, black] = &self.changes[slot];
+            for (k, delta) in [white, black].into_iter().enumerate() {
+                simd::acc_update(
+                    self.path,
+                    &q.ft_w,
+                    &src[k * h..(k + 1) * h],
+                    &mut dst[k * h..(k + 1) * h],
+                    delta.add.as_slice(),
+                    delta.sub.as_slice(),
+                );
+            }
+            self.fresh[slot] = true;
+        }
     }
 
     /// Full recompute of slot 0 from `board`; the stack becomes empty.
@@ -84,18 +141,20 @@ impl AccStack {
         self.ply = 0;
         let h = self.hidden;
         let (w, b) = self.data[..2 * h].split_at_mut(h);
-        refresh(q, board, Color::White, w);
-        refresh(q, board, Color::Black, b);
+        refresh_with(self.path, q, board, Color::White, w);
+        refresh_with(self.path, q, board, Color::Black, b);
+        self.fresh[0] = true;
     }
 
-    /// Writes slot `ply + 1` from slot `ply` and the changes `before` → `after`.
-    pub fn push(&mut self, q: &Quantised, before: &Board, after: &Board) {
-        let h = self.hidden;
-        if (self.ply + 2) * 2 * h > self.data.len() {
-            self.data.resize(self.data.len() * 2, 0);
+    /// Records the changes `before` → `after` as slot `ply + 1` (computed when needed).
+    pub fn push(&mut self, before: &Board, after: &Board) {
+        if self.ply + 2 > self.fresh.len() {
+            let slots = self.fresh.len() * 2;
+            self.data.resize(slots * 2 * self.hidden, 0);
+            self.changes.resize(slots, [NO_CHANGE; 2]);
+            self.fresh.resize(slots, false);
         }
-        let mut add = [Changes::new(), Changes::new()];
-        let mut sub = [Changes::new(), Changes::new()];
+        let mut delta = [NO_CHANGE; 2];
         for color in [Color::White, Color::Black] {
             for piece in Piece::ALL {
                 let b = before.colored_pieces(color, piece);
@@ -104,12 +163,12 @@ impl AccStack {
                     continue;
                 }
                 for sq in a & !b {
-                    add[0].push(piece_index(Color::White, color, piece, sq));
-                    add[1].push(piece_index(Color::Black, color, piece, sq));
+                    delta[0].add.push(piece_index(Color::White, color, piece, sq));
+                    delta[1].add.push(piece_index(Color::Black, color, piece, sq));
                 }
                 for sq in b & !a {
-                    sub[0].push(piece_index(Color::White, color, piece, sq));
-                    sub[1].push(piece_index(Color::Black, color, piece, sq));
+                    delta[0].sub.push(piece_index(Color::White, color, piece, sq));
+                    delta[1].sub.push(piece_index(Color::Black, color, piece, sq));
                 }
             }
         }
@@ -117,32 +176,22 @@ impl AccStack {
             aux_bits(before, Color::White),
             aux_bits(after, Color::White),
         );
-        let views = [(wb, wa), (black_view(wb), black_view(wa))];
-        for (k, &(ab, aa)) in views.iter().enumerate() {
-            if ab != aa {
+        if wb != wa {
+            let views = [(wb, wa), (black_view(wb), black_view(wa))];
+            for (d, &(ab, aa)) in delta.iter_mut().zip(&views) {
                 for i in 0..13 {
                     let bit = 1u32 << i;
                     if aa & bit != 0 && ab & bit == 0 {
-                        add[k].push(STM + i);
+                        d.add.push(STM + i);
                     } else if ab & bit != 0 && aa & bit == 0 {
-                        sub[k].push(STM + i);
+                        d.sub.push(STM + i);
                     }
                 }
             }
         }
-        let (src, dst) = self.data.split_at_mut((self.ply + 1) * 2 * h);
-        let src = &src[self.ply * 2 * h..];
-        let dst = &mut dst[..2 * h];
-        for k in 0..2 {
-            apply(
-                q,
-                &src[k * h..(k + 1) * h],
-                &mut dst[k * h..(k + 1) * h],
-                add[k].as_slice(),
-                sub[k].as_slice(),
-            );
-        }
         self.ply += 1;
+        self.changes[self.ply] = delta;
+        self.fresh[self.ply] = false;
     }
 
     /// Steps back to the previous slot.
@@ -155,66 +204,12 @@ impl AccStack {
 /// Accumulator of `persp` computed from scratch (bias + active binary features except
 /// the side-to-move flag).
 pub fn refresh(q: &Quantised, board: &Board, persp: Color, dst: &mut [i16]) {
+    refresh_with(Path::best(), q, board, persp, dst)
+}
+
+fn refresh_with(path: Path, q: &Quantised, board: &Board, persp: Color, dst: &mut [i16]) {
     let mut feats = Vec::with_capacity(super::features::MAX_ACTIVE);
     super::features::active(board, persp, &mut feats);
     feats.retain(|&f| f as usize != STM);
-    apply(q, &q.ft_b, dst, &feats, &[]);
-}
-
-#[inline(always)]
-fn apply_inner(q: &Quantised, src: &[i16], dst: &mut [i16], add: &[u16], sub: &[u16]) {
-    let h = q.hidden;
-    const BLOCK: usize = 64;
-    if h.is_multiple_of(BLOCK) {
-        // One pass over memory: each 64-lane block is summed in registers.
-        for b in (0..h).step_by(BLOCK) {
-            let mut acc = [0i16; BLOCK];
-            acc.copy_from_slice(&src[b..b + BLOCK]);
-            for &f in add {
-                let col = &q.ft_w[f as usize * h + b..f as usize * h + b + BLOCK];
-                for (d, &w) in acc.iter_mut().zip(col) {
-                    *d = d.wrapping_add(w);
-                }
-            }
-            for &f in sub {
-                let col = &q.ft_w[f as usize * h + b..f as usize * h + b + BLOCK];
-                for (d, &w) in acc.iter_mut().zip(col) {
-                    *d = d.wrapping_sub(w);
-                }
-            }
-            dst[b..b + BLOCK].copy_from_slice(&acc);
-        }
-        return;
-    }
-    dst.copy_from_slice(src);
-    for &f in add {
-        let col = &q.ft_w[f as usize * h..(f as usize + 1) * h];
-        for (d, &w) in dst.iter_mut().zip(col) {
-            *d = d.wrapping_add(w);
-        }
-    }
-    for &f in sub {
-        let col = &q.ft_w[f as usize * h..(f as usize + 1) * h];
-        for (d, &w) in dst.iter_mut().zip(col) {
-            *d = d.wrapping_sub(w);
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn apply_avx2(q: &Quantised, src: &[i16], dst: &mut [i16], add: &[u16], sub: &[u16]) {
-    apply_inner(q, src, dst, add, sub)
-}
-
-/// `dst = src + Σ columns(add) − Σ columns(sub)`.
-fn apply(q: &Quantised, src: &[i16], dst: &mut [i16], add: &[u16], sub: &[u16]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2 (checked just above); the body is safe Rust.
-            return unsafe { apply_avx2(q, src, dst, add, sub) };
-        }
-    }
-    apply_inner(q, src, dst, add, sub)
+    simd::acc_update(path, &q.ft_w, &q.ft_b, dst, &feats, &[]);
 }

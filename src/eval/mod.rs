@@ -11,6 +11,7 @@ pub mod accumulator;
 pub mod features;
 pub mod network;
 pub mod pst;
+pub mod simd;
 
 use std::sync::{Arc, RwLock};
 
@@ -19,6 +20,7 @@ use once_cell::sync::Lazy;
 
 use accumulator::AccStack;
 use network::Network;
+use simd::Path;
 
 /// Largest magnitude a static evaluation may return; keeps evals clear of mate scores.
 pub const EVAL_LIMIT: i32 = 20_000;
@@ -80,8 +82,9 @@ pub fn net_description() -> String {
 /// network, refreshed at every `reset`, and a preallocated accumulator stack.
 pub struct Evaluator {
     net: Arc<Network>,
+    path: Path,
     stack: AccStack,
-    scratch: Vec<i16>,
+    scratch: network::Scratch,
 }
 
 impl Default for Evaluator {
@@ -97,12 +100,25 @@ impl Evaluator {
 
     /// An evaluator using a specific network (tests, tools).
     pub fn with_network(net: Arc<Network>) -> Self {
+        Self::with_path(net, Path::best())
+    }
+
+    /// An evaluator running a given kernel version (tests compare them). Falls back to
+    /// the portable kernels when the CPU lacks `path`.
+    pub fn with_path(net: Arc<Network>, path: Path) -> Self {
+        let path = if path.available() { path } else { Path::Portable };
         let h = net.q.hidden;
         Evaluator {
+            path,
+            stack: AccStack::new(h, path),
+            scratch: net.q.scratch(),
             net,
-            stack: AccStack::new(h),
-            scratch: vec![0; 2 * h],
         }
+    }
+
+    /// The kernel version in use.
+    pub fn path(&self) -> Path {
+        self.path
     }
 
     /// The network this evaluator uses.
@@ -115,7 +131,7 @@ impl Evaluator {
     pub fn reset(&mut self, board: &Board) {
         let latest = current_network();
         if !Arc::ptr_eq(&latest, &self.net) {
-            *self = Self::with_network(latest);
+            *self = Self::with_path(latest, self.path);
         }
         self.stack.reset(&self.net.q, board);
     }
@@ -128,13 +144,13 @@ impl Evaluator {
     /// Called after `mv` took `before` to `after`.
     #[inline]
     pub fn push(&mut self, before: &Board, _mv: Move, after: &Board) {
-        self.stack.push(&self.net.q, before, after);
+        self.stack.push(before, after);
     }
 
     /// Called after a null move took `before` to `after`.
     #[inline]
     pub fn push_null(&mut self, before: &Board, after: &Board) {
-        self.stack.push(&self.net.q, before, after);
+        self.stack.push(before, after);
     }
 
     /// Undoes the latest `push` / `push_null`.
@@ -149,21 +165,21 @@ impl Evaluator {
     }
 
     /// Current (White, Black) accumulators (tests compare them with a full refresh).
-    pub fn accumulators(&self) -> (&[i16], &[i16]) {
-        self.stack.current()
+    pub fn accumulators(&mut self) -> (&[i16], &[i16]) {
+        self.stack.current(&self.net.q)
     }
 
     /// Raw network output for `board` (cp / scale), side to move's view, unclamped.
     #[inline]
     pub fn raw(&mut self, board: &Board) -> f32 {
-        let (w, b) = self.stack.current();
+        let (w, b) = self.stack.current(&self.net.q);
         let (us, them) = match board.side_to_move() {
             cozy_chess::Color::White => (w, b),
             cozy_chess::Color::Black => (b, w),
         };
         self.net
             .q
-            .forward(us, them, features::hmc(board), &mut self.scratch)
+            .forward(self.path, us, them, features::hmc(board), &mut self.scratch)
     }
 
     /// Evaluation of `board` in centipawns from the side to move's point of view.

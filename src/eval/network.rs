@@ -8,83 +8,93 @@
 //! of `scale` centipawns: the win probability the net was trained on is `sigmoid(y)` and
 //! the evaluation is `y * scale` centipawns.
 //!
-//! Quantisation (kernel only; candle stays f32): feature-transformer weights and biases
-//! are multiplied by `qa` and stored as i16 (the accumulator), so the CReLU output is an
-//! integer in 0..=qa. `l1` weights are multiplied by `qb` and stored as i16; the `l1` dot
-//! product is exact in i32 and is divided by `qa * qb`. `l2` and `out` run in f32. The
-//! scales are chosen per network at load time as large as the ranges allow (see
-//! [`choose_scales`]); at least [`QA`] = 256 and [`QB`] = 512, which training's weight
-//! clipping guarantees to fit. The side-to-move feature (768) and the halfmove clock (781)
-//! are not kept in the accumulator: a table of 101 rows per half holds
-//! `round(qa * (w768? + w781 * hmc / 100))` and is added while applying the CReLU.
+//! Quantisation (kernel only; candle stays f32), all integer as in Stockfish's NNUE:
+//! - feature transformer: weights and biases × `127 · 2^k` as i16 (the accumulator); the
+//!   clipped ReLU is `clamp(acc >> k, 0, 127)` as u8, so 1.0 ↔ 127; k ≤ 3 keeps extra
+//!   precision in the accumulator when the weights leave room;
+//! - `l1`: i8 weights × `2^m`, u8 × i8 products summed in i32 (only over groups of four
+//!   inputs that are not all zero), shifted to an i16 activation in 0..=1016 (1.0 ↔ 1016);
+//! - `l2`: i16 weights × `2^n`, i16 × i16 products in i32, shifted to 0..=1016;
+//! - `out`: i32 weights × `2^p`, summed in i64 and divided once at the end.
+//!
+//! The shifts are chosen per network at load time as large as the ranges allow (see
+//! [`choose_shifts`]); training's weight clipping guarantees that a net always fits. The
+//! side-to-move feature (768) and the halfmove clock (781) are not kept in the
+//! accumulator: a table of 101 rows per half holds `round(qa * (w768? + w781 * hmc / 100))`
+//! and is added while applying the clipped ReLU.
 
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{linear, Linear, VarBuilder};
 use std::collections::HashMap;
 
 use super::features::{self, HMC, INPUTS, STM};
+use super::simd::{self, L1Weights, Path, L1_WEIGHT_MAX};
 
 /// Size of the first head layer.
 pub const L1: usize = 32;
 /// Size of the second head layer.
 pub const L2: usize = 32;
-/// Smallest quantisation scale of the feature transformer (CReLU 1.0 ↔ qa).
-pub const QA: i32 = 256;
-/// Smallest quantisation scale of the `l1` weights.
-pub const QB: i32 = 512;
-/// Largest scales used (keeps CReLU outputs and weights well inside i16).
-pub const QA_MAX: i32 = 1024;
-pub const QB_MAX: i32 = 8192;
+/// First-layer activation scale: the clipped ReLU's 1.0 is 127 (u8), as in Stockfish.
+pub const ACT: i32 = simd::ACT_MAX as i32;
+/// Head activation scale: `h1`/`h2` outputs of 1.0 are 1016 = 127 · 8 (i16).
+pub const HEAD_ACT: i32 = ACT << HEAD_SHIFT;
+const HEAD_SHIFT: u32 = 3;
 
-/// Per-network quantisation scales `(qa, qb)`: the largest powers of two up to the maxima
-/// such that (1) no accumulator can leave i16: for every hidden unit,
-/// `qa · (|bias| + the 38 largest |weights| over features 0..781) ≤ 32,000`, and (2) the
-/// l1 sums stay in i32: `2H · qa · max|l1| · qb ≤ 2^30`, with `qb · max|l1| ≤ 32,000`.
-/// Weight clipping at ±2 during training guarantees that (256, 512) fit for H ≤ 256;
-/// an error if even the smallest scales do not fit.
-pub fn choose_scales(
+/// Per-network quantisation shifts, as large as the ranges allow:
+/// - `acc` k (≤ 3): the accumulator stores `127 · 2^k` per 1.0 and the activation shifts
+///   the k extra bits away; no accumulator can leave i16: for every hidden unit,
+///   `127 · 2^k · (|bias| + the 40 largest |weights|) ≤ 32,000`;
+/// - `l1` m (3..=12, one per output row): `l1` weights as i8, `|round(w · 2^m)| ≤ 127`;
+/// - `l2` n (≤ 12): `l2` weights as i16, `|w| · 2^n ≤ 32,000`;
+/// - `out` p (≤ 16): `out` weights as i32, `|w| · 2^p ≤ 32,000`.
+///
+/// Weight clipping at ±[`WEIGHT_CLIP`] during training guarantees that k = 0 and m = 5
+/// fit; an error if the weights are too large for any shift.
+pub fn choose_shifts(
     ftw: &[Vec<f32>],
     ftb: &[f32],
     l1w: &[Vec<f32>],
-) -> Result<(i32, i32), String> {
+    l2w: &[Vec<f32>],
+    outw: &[f32],
+) -> Result<Shifts, String> {
     let mut worst = 0f32;
     for (row, &b) in ftw.iter().zip(ftb) {
-        let mut mags: Vec<f32> = row[..STM]
-            .iter()
-            .chain(&row[STM + 1..HMC])
-            .map(|w| w.abs())
-            .collect();
+        let mut mags: Vec<f32> = row.iter().map(|w| w.abs()).collect();
         mags.sort_by(|a, b| b.total_cmp(a));
-        let bound = b.abs() + mags.iter().take(features::MAX_ACTIVE).sum::<f32>();
+        let bound = b.abs() + mags.iter().take(features::MAX_ACTIVE + 2).sum::<f32>();
         worst = worst.max(bound);
     }
-    let mut qa = QA_MAX;
-    while qa > QA && qa as f32 * worst > 32_000.0 {
-        qa /= 2;
+    let largest_shift = |max: f32, limit: f32, least: u32, most: u32| {
+        (least..=most).rev().find(|&s| max * (1u64 << s) as f32 <= limit)
+    };
+    let acc = largest_shift(worst * ACT as f32, 32_000.0, 0, 3)
+        .ok_or("feature-transformer weights too large for the i16 accumulator (train with clipping)")?;
+    let max_abs = |it: &mut dyn Iterator<Item = &f32>| it.fold(1e-9f32, |m, w| m.max(w.abs()));
+    // One shift per output row: rows with small weights keep more of their precision.
+    let mut l1 = [0u32; L1];
+    for (shift, row) in l1.iter_mut().zip(l1w) {
+        *shift = largest_shift(max_abs(&mut row.iter()), L1_WEIGHT_MAX as f32 + 0.49, HEAD_SHIFT, 12)
+            .ok_or("l1 weights too large for i8 (train with clipping)")?;
     }
-    let l1max = l1w
-        .iter()
-        .flatten()
-        .fold(0f32, |m, w| m.max(w.abs()))
-        .max(1e-6);
-    let inputs = l1w.first().map_or(1, |r| r.len()) as f32;
-    let mut qb = QB_MAX;
-    while qb > QB
-        && (qb as f32 * l1max > 32_000.0
-            || inputs * qa as f32 * l1max * qb as f32 > (1u64 << 30) as f32)
-    {
-        qb /= 2;
-    }
-    if qa as f32 * worst > 32_000.0
-        || qb as f32 * l1max > 32_000.0
-        || inputs * qa as f32 * l1max * qb as f32 > (1u64 << 30) as f32
-    {
-        return Err("weights too large for the i16/i32 kernel (train with clipping)".into());
-    }
-    Ok((qa, qb))
+    let l2 = largest_shift(max_abs(&mut l2w.iter().flatten()), 32_000.0, 0, 12)
+        .ok_or("l2 weights too large for i16")?;
+    let out = largest_shift(max_abs(&mut outw.iter()), 32_000.0, 0, 16)
+        .ok_or("output weights too large")?;
+    Ok(Shifts { acc, l1, l2, out })
 }
-/// Training keeps `ft` weights/biases and `l1` weights inside ±WEIGHT_CLIP, so the i16
-/// accumulator (at most 39 × 2 × 255 = 19,890) and the i32 `l1` sums cannot overflow.
+
+/// The quantisation shifts of one network (see [`choose_shifts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shifts {
+    pub acc: u32,
+    pub l1: [u32; L1],
+    pub l2: u32,
+    pub out: u32,
+}
+
+/// Training keeps `ft` weights/biases and `l1` weights inside ±WEIGHT_CLIP, so an
+/// accumulator stays within 127 · 2 · (1 bias + 40 features) = 10,414 (i16) and `l1`
+/// weights fit i8 at scale 2^5 (|w| · 32 ≤ 64).
 pub const WEIGHT_CLIP: f32 = 2.0;
 /// Default cp-per-output-unit when a file has no `scale` tensor.
 pub const DEFAULT_SCALE: f32 = 400.0;
@@ -135,28 +145,30 @@ impl Model {
     }
 }
 
-/// Quantised weights for the search kernel (see the module docs).
+/// Quantised weights for the integer kernel (see the module docs and [`simd`]).
 pub struct Quantised {
     pub hidden: usize,
-    /// Accumulator scale (CReLU 1.0 ↔ qa).
-    pub qa: i32,
-    /// `l1` weight scale.
-    pub qb: i32,
-    /// Column per feature: `ft_w[f * H .. (f + 1) * H]`.
+    pub shifts: Shifts,
+    /// Column per feature: `ft_w[f * H .. (f + 1) * H]`, scale `127 · 2^acc`.
     pub ft_w: Vec<i16>,
+    /// Bias (plus half a unit, so the activation's shift rounds to nearest).
     pub ft_b: Vec<i16>,
     /// `[hmc][H]`: what the side-to-move half adds (w768 + w781 · hmc/100).
     pub tab_stm: Vec<i16>,
     /// `[hmc][H]`: what the other half adds (w781 · hmc/100).
     pub tab_other: Vec<i16>,
-    /// Row per output: `l1_w[o * 2H .. (o + 1) * 2H]`.
-    pub l1_w: Vec<i16>,
-    pub l1_b: [f32; L1],
-    /// Transposed: `l2_wt[input][output]`.
-    pub l2_wt: [[f32; L2]; L1],
-    pub l2_b: [f32; L2],
-    pub out_w: [f32; L2],
-    pub out_b: f32,
+    /// i8 at scale `2^l1[o]` for output o (two layouts, see [`L1Weights`]).
+    pub l1_w: L1Weights,
+    /// Scale `127 · 2^l1[o]`, plus the rounding half of the shift to [`HEAD_ACT`].
+    pub l1_b: [i32; L1],
+    /// Scale `2^l2`, grouped by two inputs: `[16][32][2]`.
+    pub l2_w: Vec<i16>,
+    /// Scale `1016 · 2^l2`, plus the rounding half.
+    pub l2_b: [i32; L2],
+    /// Scale `2^out`.
+    pub out_w: [i32; L2],
+    /// Scale `1016 · 2^out`.
+    pub out_b: i64,
 }
 
 /// A loaded network: the candle model (reference) and its quantised copy (kernel).
@@ -268,14 +280,16 @@ impl Network {
                 "ft/l1 weights exceed the quantisation range ±{WEIGHT_CLIP} (train with clipping)"
             ));
         }
-        let (qa, qb) = choose_scales(&ftw, &ftb, &l1w)?;
+        let shifts = choose_shifts(&ftw, &ftb, &l1w, &l2w, &ow[0])?;
+        let qa = ACT << shifts.acc;
         let mut ft_w = vec![0i16; INPUTS * h];
         for (j, row) in ftw.iter().enumerate() {
             for (f, &w) in row.iter().enumerate() {
                 ft_w[f * h + j] = q16(w, qa);
             }
         }
-        let ft_b = ftb.iter().map(|&b| q16(b, qa)).collect();
+        let half_acc = (1i16 << shifts.acc) >> 1;
+        let ft_b = ftb.iter().map(|&b| q16(b, qa) + half_acc).collect();
         let mut tab_stm = vec![0i16; (HMC_MAX + 1) * h];
         let mut tab_other = vec![0i16; (HMC_MAX + 1) * h];
         for c in 0..=HMC_MAX {
@@ -285,45 +299,67 @@ impl Network {
                 tab_other[c * h + j] = q16(ftw[j][HMC] * v, qa);
             }
         }
-        let l1_w = l1w.iter().flatten().map(|&w| q16(w, qb)).collect();
-        let mut q = Quantised {
+        let s1 = |o: usize| (1i32 << shifts.l1[o]) as f32;
+        let l1_w = L1Weights::new(2 * h, |o, i| (l1w[o][i] * s1(o)).round() as i8);
+        // h1 = sum >> (l1[o] - 3) at scale 127 · 8; the bias carries the rounding half.
+        let l1_b = std::array::from_fn(|o| {
+            let round = (1i32 << (shifts.l1[o] - HEAD_SHIFT)) >> 1;
+            (l1b[o] * ACT as f32 * s1(o)).round() as i32 + round
+        });
+        let s2 = (1i32 << shifts.l2) as f32;
+        let mut l2_w = vec![0i16; L1 * L2];
+        for (o, row) in l2w.iter().enumerate() {
+            for (i, &w) in row.iter().enumerate() {
+                l2_w[(i / 2 * L2 + o) * 2 + i % 2] = (w * s2).round() as i16;
+            }
+        }
+        let l2_round = (1i32 << shifts.l2) >> 1;
+        let l2_b = std::array::from_fn(|o| (l2b[o] * HEAD_ACT as f32 * s2).round() as i32 + l2_round);
+        let so = (1i64 << shifts.out) as f64;
+        let out_w = std::array::from_fn(|i| (ow[0][i] as f64 * so).round() as i32);
+        let out_b = (ob[0] as f64 * HEAD_ACT as f64 * so).round() as i64;
+        let l2_bound = l2_b.iter().map(|b| b.unsigned_abs() as f64).fold(0.0, f64::max)
+            + (L1 as f64) * HEAD_ACT as f64 * 32_000.0;
+        if l2_bound > i32::MAX as f64 {
+            return Err("l2 biases too large for the i32 kernel".into());
+        }
+        if l1_b.iter().any(|b| b.unsigned_abs() > 1 << 30) {
+            return Err("l1 biases too large for the i32 kernel".into());
+        }
+        Ok(Quantised {
             hidden: h,
-            qa,
-            qb,
+            shifts,
             ft_w,
             ft_b,
             tab_stm,
             tab_other,
             l1_w,
-            l1_b: [0.0; L1],
-            l2_wt: [[0.0; L2]; L1],
-            l2_b: [0.0; L2],
-            out_w: [0.0; L2],
-            out_b: ob[0],
-        };
-        q.l1_b.copy_from_slice(&l1b);
-        for (o, row) in l2w.iter().enumerate() {
-            for (i, &w) in row.iter().enumerate() {
-                q.l2_wt[i][o] = w;
-            }
-        }
-        q.l2_b.copy_from_slice(&l2b);
-        q.out_w.copy_from_slice(&ow[0]);
-        Ok(q)
+            l1_b,
+            l2_w,
+            l2_b,
+            out_w,
+            out_b,
+        })
     }
 
     /// "name (size KiB, architecture)" for `info string` and logs.
     pub fn description(&self) -> String {
         format!(
-            "{} ({} KiB, (782->{})x2->{}->{}->1, scale {}, q {}/{})",
+            "{} ({} KiB, (782->{})x2->{}->{}->1, scale {}, shifts {}/{}/{}/{})",
             self.name,
             self.bytes.div_ceil(1024),
             self.q.hidden,
             L1,
             L2,
             self.scale,
-            self.q.qa,
-            self.q.qb
+            self.q.shifts.acc,
+            format!(
+                "{}..{}",
+                self.q.shifts.l1.iter().min().unwrap_or(&0),
+                self.q.shifts.l1.iter().max().unwrap_or(&0)
+            ),
+            self.q.shifts.l2,
+            self.q.shifts.out
         )
     }
 
@@ -343,136 +379,43 @@ impl Network {
     }
 }
 
+/// Working memory of one evaluation (allocated once per evaluator).
+pub struct Scratch {
+    x: Vec<u8>,
+    groups: Vec<u16>,
+}
+
 impl Quantised {
+    /// Working memory for [`Self::forward`].
+    pub fn scratch(&self) -> Scratch {
+        Scratch {
+            x: vec![0; 2 * self.hidden],
+            groups: vec![0; self.hidden / 2 + 8],
+        }
+    }
+
     /// Raw network output `y` (cp / scale) from two accumulators (side to move first) and
-    /// the clamped halfmove clock. `x` is scratch space of length 2H.
-    #[inline(always)]
-    fn forward_inner(&self, us: &[i16], them: &[i16], hmc: usize, x: &mut [i16]) -> f32 {
+    /// the clamped halfmove clock; `scratch` comes from [`Self::scratch`]. All integer
+    /// until the final division, so `path` does not change the result.
+    #[inline]
+    pub fn forward(&self, path: Path, us: &[i16], them: &[i16], hmc: usize, scratch: &mut Scratch) -> f32 {
+        let Scratch { x, groups } = scratch;
         let h = self.hidden;
         let (xs, xo) = x.split_at_mut(h);
-        let ts = &self.tab_stm[hmc * h..(hmc + 1) * h];
-        let to = &self.tab_other[hmc * h..(hmc + 1) * h];
-        for ((d, &a), &t) in xs.iter_mut().zip(us).zip(ts) {
-            *d = (a as i32 + t as i32).clamp(0, self.qa) as i16;
-        }
-        for ((d, &a), &t) in xo.iter_mut().zip(them).zip(to) {
-            *d = (a as i32 + t as i32).clamp(0, self.qa) as i16;
-        }
-        let mut sums = [0i32; L1];
-        l1_dot(&self.l1_w, x, &mut sums);
-        let mut h1 = [0f32; L1];
-        let inv = 1.0 / (self.qa as f32 * self.qb as f32);
-        for ((out, &s), &b) in h1.iter_mut().zip(&sums).zip(&self.l1_b) {
-            *out = (s as f32 * inv + b).clamp(0.0, 1.0);
-        }
-        // l2 with transposed weights: 32-wide vector updates per input.
-        let mut h2 = self.l2_b;
-        for (col, &v) in self.l2_wt.iter().zip(&h1) {
-            for (acc, &w) in h2.iter_mut().zip(col) {
-                *acc += w * v;
-            }
-        }
+        let shift = self.shifts.acc;
+        simd::activate(path, us, &self.tab_stm[hmc * h..(hmc + 1) * h], shift, xs);
+        simd::activate(path, them, &self.tab_other[hmc * h..(hmc + 1) * h], shift, xo);
+        let mut s1 = [0i32; L1];
+        simd::l1_sparse(path, x, &self.l1_w, &self.l1_b, groups, &mut s1);
+        let l1 = &self.shifts.l1;
+        let h1: [i16; L1] =
+            std::array::from_fn(|o| (s1[o] >> (l1[o] - HEAD_SHIFT)).clamp(0, HEAD_ACT) as i16);
+        let mut s2 = [0i32; L2];
+        simd::l2_dense(path, &h1, &self.l2_w, &self.l2_b, &mut s2);
         let mut y = self.out_b;
-        for (&w, &v) in self.out_w.iter().zip(&h2) {
-            y += w * v.clamp(0.0, 1.0);
+        for (&w, &s) in self.out_w.iter().zip(&s2) {
+            y += w as i64 * (s >> self.shifts.l2).clamp(0, HEAD_ACT) as i64;
         }
-        y
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn forward_avx2(&self, us: &[i16], them: &[i16], hmc: usize, x: &mut [i16]) -> f32 {
-        self.forward_inner(us, them, hmc, x)
-    }
-
-    /// Raw output `y` (see [`Self::forward_inner`]); uses AVX2 code when the CPU has it.
-    pub fn forward(&self, us: &[i16], them: &[i16], hmc: usize, x: &mut [i16]) -> f32 {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU supports AVX2 (checked just above); the function body
-                // is safe Rust compiled with that extra target feature.
-                return unsafe { self.forward_avx2(us, them, hmc, x) };
-            }
-        }
-        self.forward_inner(us, them, hmc, x)
-    }
-}
-
-/// `sums[o] = Σ_i w[o·n + i] · x[i]` with `n = x.len()` (the `l1` layer in integers).
-#[inline(always)]
-fn l1_dot(w: &[i16], x: &[i16], sums: &mut [i32; L1]) {
-    let n = x.len();
-    assert_eq!(w.len(), L1 * n, "l1 weights do not match the input length");
-    #[cfg(target_arch = "x86_64")]
-    {
-        if n.is_multiple_of(16) && std::is_x86_feature_detected!("avx2") {
-            // SAFETY: AVX2 is available (checked), and `l1_dot_avx2` reads only
-            // `x[..n]` and `w[..L1 * n]`, whose lengths were checked above.
-            unsafe { l1_dot_avx2(w, x, sums) };
-            return;
-        }
-    }
-    for (o, s) in sums.iter_mut().enumerate() {
-        let row = &w[o * n..(o + 1) * n];
-        *s = row.iter().zip(x).map(|(&a, &b)| a as i32 * b as i32).sum();
-    }
-}
-
-/// AVX2 `l1`: four output rows at a time, 16 i16 products per `vpmaddwd`.
-/// Requires `x.len() % 16 == 0` and `w.len() == L1 * x.len()`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn l1_dot_avx2(w: &[i16], x: &[i16], sums: &mut [i32; L1]) {
-    use std::arch::x86_64::*;
-    let n = x.len();
-    let xp = x.as_ptr();
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    unsafe fn hsum(v: __m256i) -> i32 {
-        let s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-        let s = _mm_hadd_epi32(s, s);
-        let s = _mm_hadd_epi32(s, s);
-        _mm_cvtsi128_si32(s)
-    }
-    for o in (0..L1).step_by(4) {
-        // SAFETY (whole block): every pointer below stays inside `w` (rows o..o+4 of
-        // length n, o + 4 <= L1) or `x` (offsets i < n, 16 elements, n % 16 == 0);
-        // unaligned loads are used throughout.
-        let r0 = w.as_ptr().add(o * n);
-        let r1 = r0.add(n);
-        let r2 = r1.add(n);
-        let r3 = r2.add(n);
-        let (mut a0, mut a1, mut a2, mut a3) = (
-            _mm256_setzero_si256(),
-            _mm256_setzero_si256(),
-            _mm256_setzero_si256(),
-            _mm256_setzero_si256(),
-        );
-        let mut i = 0;
-        while i < n {
-            let xv = _mm256_loadu_si256(xp.add(i) as *const __m256i);
-            a0 = _mm256_add_epi32(
-                a0,
-                _mm256_madd_epi16(xv, _mm256_loadu_si256(r0.add(i) as *const __m256i)),
-            );
-            a1 = _mm256_add_epi32(
-                a1,
-                _mm256_madd_epi16(xv, _mm256_loadu_si256(r1.add(i) as *const __m256i)),
-            );
-            a2 = _mm256_add_epi32(
-                a2,
-                _mm256_madd_epi16(xv, _mm256_loadu_si256(r2.add(i) as *const __m256i)),
-            );
-            a3 = _mm256_add_epi32(
-                a3,
-                _mm256_madd_epi16(xv, _mm256_loadu_si256(r3.add(i) as *const __m256i)),
-            );
-            i += 16;
-        }
-        sums[o] = hsum(a0);
-        sums[o + 1] = hsum(a1);
-        sums[o + 2] = hsum(a2);
-        sums[o + 3] = hsum(a3);
+        y as f32 / (HEAD_ACT as f32 * (1u64 << self.shifts.out) as f32)
     }
 }

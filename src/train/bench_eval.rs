@@ -11,6 +11,7 @@ use rand::SeedableRng;
 
 use super::TrainArgs;
 use crate::eval::network::Network;
+use crate::eval::simd::Path;
 use crate::eval::Evaluator;
 
 /// Random playouts from the start position: (before, move, after) triples.
@@ -70,38 +71,47 @@ pub fn run(args: &TrainArgs) -> Result<(), String> {
     };
     println!("network: {}", net.description());
     let walk = random_walk(20_000, args.seed);
-    let mut ev = Evaluator::with_network(Arc::clone(&net));
     let root = Board::default();
-    ev.reset_keep_network(&root);
-
-    // Kernel: push + evaluate + pop per position (as at a search node).
     let mut sink = 0i64;
     let rounds = 20;
     let n = (rounds * walk.len()) as f64;
-    let total = time_it(n, || {
-        for _ in 0..rounds {
-            for (before, mv, after) in &walk {
-                ev.push(before, *mv, after);
-                sink += ev.evaluate(after) as i64;
-                ev.pop();
+    // Every kernel version the CPU runs, fastest (the engine's choice) last.
+    for path in Path::all_available() {
+        if std::env::var("ONLY").is_ok_and(|v| v != path.name()) { continue; }
+        let mut ev = Evaluator::with_path(Arc::clone(&net), path);
+        ev.reset_keep_network(&root);
+        // push + evaluate + pop per position, as at a search node that is evaluated.
+        let total = time_it(n, || {
+            for _ in 0..rounds {
+                for (before, mv, after) in &walk {
+                    ev.push(before, *mv, after);
+                    sink += ev.evaluate(after) as i64;
+                    ev.pop();
+                }
             }
-        }
-    });
-    let push = time_it(n, || {
-        for _ in 0..rounds {
-            for (before, mv, after) in &walk {
-                ev.push(before, *mv, after);
-                ev.pop();
+        });
+        // push + pop alone: what a node that is never evaluated costs (lazy update).
+        let push = time_it(n, || {
+            for _ in 0..rounds {
+                for (before, mv, after) in &walk {
+                    ev.push(before, *mv, after);
+                    ev.pop();
+                }
             }
-        }
-    });
-    let eval = time_it(n, || {
-        for _ in 0..rounds {
-            for (_, _, after) in &walk {
-                sink += ev.evaluate(after) as i64;
+        });
+        // The head alone, on an accumulator that is already up to date.
+        let eval = time_it(n, || {
+            for _ in 0..rounds {
+                for (_, _, after) in &walk {
+                    sink += ev.evaluate(after) as i64;
+                }
             }
-        }
-    });
+        });
+        println!("kernels: {}{}", path.name(), if path == Path::best() { " (used by the engine)" } else { "" });
+        show("  push+evaluate+pop:", total);
+        show("  push+pop (not evaluated):", push);
+        show("  evaluate (head only):", eval);
+    }
     // Candle: one position per forward call (features built each time).
     let m = 2000;
     let mut failed = None;
@@ -116,9 +126,6 @@ pub fn run(args: &TrainArgs) -> Result<(), String> {
     if let Some(e) = failed {
         return Err(e);
     }
-    show("kernel push+evaluate+pop:", total);
-    show("  push+pop only:", push);
-    show("  evaluate only:", eval);
     show("candle forward (1 pos):", candle);
     println!("(checksum {sink})");
     Ok(())
