@@ -512,14 +512,8 @@ impl<'a> SearchThread<'a> {
         }
 
         let conts = self.conts(ply);
-        let ctx = OrderingContext {
-            history: self.history,
-            tt_move,
-            killers: self.history.killers[ply],
-            conts,
-        };
-        let mut picker = MovePicker::new(board, &ctx, false);
-        if picker.is_empty() {
+        let mut picker = MovePicker::new(board, tt_move, false);
+        if picker.is_empty(&OrderingContext::at(self.history, ply, conts)) {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
         let original_alpha = alpha;
@@ -531,7 +525,7 @@ impl<'a> SearchThread<'a> {
         let mut skip_quiets = false;
         let check_info = CheckInfo::new(board);
 
-        while let Some(scored) = picker.next_move() {
+        while let Some(scored) = picker.next_move(&OrderingContext::at(self.history, ply, conts)) {
             let mv = scored.mv;
             if Some(mv) == excluded {
                 continue;
@@ -792,14 +786,16 @@ impl<'a> SearchThread<'a> {
         let mut best_score = stand_pat;
         let mut best_move = None;
         let original_alpha = alpha;
-        let ctx = OrderingContext {
-            history: self.history,
-            tt_move: tt_entry.and_then(|e| e.mv),
-            killers: [None, None],
-            conts: [None, None],
-        };
-        let mut picker = MovePicker::new(board, &ctx, true);
-        while let Some(scored) = picker.next_move() {
+        let mut picker = MovePicker::new(board, tt_entry.and_then(|e| e.mv), true);
+        loop {
+            let ctx = OrderingContext {
+                history: self.history,
+                killers: [None, None],
+                conts: [None, None],
+            };
+            let Some(scored) = picker.next_move(&ctx) else {
+                break;
+            };
             let mv = scored.mv;
             if !in_check {
                 if MovePicker::is_bad_capture(scored.score) {

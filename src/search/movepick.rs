@@ -1,5 +1,6 @@
-//! Move ordering: generate the legal moves once, score them, and hand them out best first
-//! (selection sort, so a cutoff after the first few moves never sorts the rest).
+//! Move ordering: the TT move first, before anything is generated (it cuts off often
+//! enough that many nodes never generate moves); then generate the legal moves once,
+//! score and sort them, and hand them out best first.
 //!
 //! Order: TT move, winning/equal captures and queen promotions (MVV-LVA + capture history),
 //! killers, counter move, quiets by history, losing captures last.
@@ -23,8 +24,14 @@ pub struct ScoredMove {
     pub is_capture: bool,
 }
 
-pub struct MovePicker {
-    moves: Vec<ScoredMove>,
+pub struct MovePicker<'a> {
+    board: &'a Board,
+    noisy_only: bool,
+    /// The TT move, once checked to be legal here (and noisy in quiescence).
+    tt_move: Option<ScoredMove>,
+    tt_move_given: bool,
+    /// Every other move, scored; `None` until generated.
+    moves: Option<Vec<ScoredMove>>,
     next: usize,
 }
 
@@ -47,20 +54,54 @@ pub fn is_noisy(board: &Board, mv: Move) -> bool {
 
 pub struct OrderingContext<'a> {
     pub history: &'a History,
-    pub tt_move: Option<Move>,
     pub killers: [Option<Move>; 2],
     pub conts: [ContKey; 2],
 }
 
-impl MovePicker {
-    /// All legal moves (or only noisy ones when `noisy_only`, unless in check).
-    pub fn new(board: &Board, ctx: &OrderingContext, noisy_only: bool) -> Self {
+impl<'h> OrderingContext<'h> {
+    /// The ordering context of a main-search node at `ply`.
+    pub fn at(history: &'h History, ply: usize, conts: [ContKey; 2]) -> Self {
+        OrderingContext {
+            history,
+            killers: history.killers[ply],
+            conts,
+        }
+    }
+}
+
+impl<'a> MovePicker<'a> {
+    /// All legal moves (or only noisy ones when `noisy_only`, unless in check). Nothing is
+    /// generated yet; the ordering context comes with each `next_move`, so the moves are
+    /// scored with the history as it stands after the TT move's search.
+    pub fn new(board: &'a Board, tt_move: Option<Move>, noisy_only: bool) -> Self {
+        let quiet_too = !noisy_only || !board.checkers().is_empty();
+        let tt_move = tt_move.filter(|&mv| board.is_legal(mv)).and_then(|mv| {
+            let is_capture = captured_piece(board, mv).is_some();
+            (quiet_too || is_capture || mv.promotion == Some(Piece::Queen)).then_some(ScoredMove {
+                mv,
+                score: TT_SCORE,
+                is_capture,
+            })
+        });
+        MovePicker {
+            board,
+            noisy_only,
+            tt_move,
+            tt_move_given: false,
+            moves: None,
+            next: 0,
+        }
+    }
+
+    fn generate(&self, ctx: &OrderingContext) -> Vec<ScoredMove> {
+        let board = self.board;
         let mut moves = Vec::with_capacity(48);
         let us = board.side_to_move();
         let counter = ctx.history.counter(ctx.conts[0]);
         let in_check = !board.checkers().is_empty();
-        let quiet_too = !noisy_only || in_check;
+        let quiet_too = !self.noisy_only || in_check;
         let them = board.colors(!us);
+        let tt_move = self.tt_move.map(|s| s.mv);
         board.generate_moves(|mut pm| {
             // Quiescence wants captures only: drop a piece's quiet targets before they are
             // expanded (pawns keep theirs for en passant and promotions, filtered below).
@@ -69,14 +110,15 @@ impl MovePicker {
             }
             let piece = piece_index(us, pm.piece);
             for mv in pm {
+                if Some(mv) == tt_move {
+                    continue; // handed out first
+                }
                 let captured = captured_piece(board, mv);
                 let is_capture = captured.is_some();
                 if !quiet_too && !is_capture && mv.promotion != Some(Piece::Queen) {
                     continue;
                 }
-                let score = if Some(mv) == ctx.tt_move {
-                    TT_SCORE
-                } else if let Some(victim) = captured {
+                let score = if let Some(victim) = captured {
                     let mvv = piece_value(victim) * 16 - piece_value(pm.piece) / 16;
                     let hist = ctx.history.capture(piece, mv.to as usize, victim);
                     let promo = mv.promotion.map_or(0, piece_value);
@@ -108,31 +150,39 @@ impl MovePicker {
             }
             false
         });
-        MovePicker { moves, next: 0 }
+        // One sort (stable: equal scores keep generation order). Nodes that get this far
+        // usually try many moves, and late-move pruning walks past the rest, which a
+        // selection sort would pay for again at every step.
+        moves.sort_by(|a, b| b.score.cmp(&a.score));
+        moves
     }
 
     /// The best move not handed out yet.
-    pub fn next_move(&mut self) -> Option<ScoredMove> {
-        if self.next >= self.moves.len() {
-            return None;
-        }
-        let mut best = self.next;
-        for i in self.next + 1..self.moves.len() {
-            if self.moves[i].score > self.moves[best].score {
-                best = i;
+    pub fn next_move(&mut self, ctx: &OrderingContext) -> Option<ScoredMove> {
+        if !self.tt_move_given {
+            self.tt_move_given = true;
+            if self.tt_move.is_some() {
+                return self.tt_move;
             }
         }
-        self.moves.swap(self.next, best);
+        if self.moves.is_none() {
+            self.moves = Some(self.generate(ctx));
+        }
+        let moves = self.moves.as_ref()?;
+        let next = moves.get(self.next).copied();
         self.next += 1;
-        Some(self.moves[self.next - 1])
+        next
     }
 
-    pub fn len(&self) -> usize {
-        self.moves.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.moves.is_empty()
+    /// Whether there is no move at all (generates the moves unless the TT move exists).
+    pub fn is_empty(&mut self, ctx: &OrderingContext) -> bool {
+        if self.tt_move.is_some() {
+            return false;
+        }
+        if self.moves.is_none() {
+            self.moves = Some(self.generate(ctx));
+        }
+        self.moves.as_ref().is_none_or(|m| m.is_empty())
     }
 
     /// True if a move scored as a losing capture (used by pruning decisions).
