@@ -4,8 +4,9 @@
 engine in scripts/fixtures/fake_engine.py to prove illegal-move and
 time-forfeit detection. No real engines needed; runs in a few seconds.
 
-    python3 scripts/test_match.py            # everything
-    python3 scripts/test_match.py --no-games # statistics/parsing only
+    python3 scripts/test_match.py                 # everything (games skipped without python-chess)
+    python3 scripts/test_match.py --no-games      # statistics/parsing only
+    python3 scripts/test_match.py --require-games # everything; fails if python-chess is missing (CI)
 """
 
 import concurrent.futures
@@ -303,6 +304,9 @@ def main():
     try:
         import chess  # noqa: F401
     except ImportError:
+        if "--require-games" in sys.argv:
+            print("FAIL python-chess missing: the game tests cannot run (pip install chess)")
+            return 1
         print("python-chess missing: skipping game tests")
         run_games = False
     passed = failed = skipped = 0

@@ -4,7 +4,8 @@
 # Usage: [OUT=… HIDDEN=… EPOCHS=… RUN=…] scripts/train.sh [extra `rookery train` flags...]
 # Reproduces the committed net with the same binary, seed and data (see docs/net.md).
 set -euo pipefail
-DATA=${DATA:-/work/shared/data/train}
+# The shared data set sits next to the repository: ../shared/data/train by default.
+DATA=${DATA:-../shared/data/train}
 OUT=${OUT:-nets/rookery-v2.safetensors}
 RUN=${RUN:-target/train-v2}
 HIDDEN=${HIDDEN:-256}

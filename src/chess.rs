@@ -4,7 +4,7 @@
 
 use cozy_chess::{
     get_between_rays, get_bishop_moves, get_knight_moves, get_line_rays, get_pawn_attacks,
-    get_rook_moves, BitBoard, Board, Color, File, Move, Piece, Rank, Square,
+    get_rook_moves, BitBoard, Board, Color, File, Move, Piece, Square,
 };
 
 pub const STARTPOS_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -234,19 +234,6 @@ impl Position {
             .filter(|&&x| x == h)
             .count()
     }
-}
-
-/// The square a pawn captured en passant stands on (for feature/hash updates).
-pub fn ep_victim_square(board: &Board, mv: Move) -> Option<Square> {
-    let ep_file = board.en_passant()?;
-    if board.piece_on(mv.from) != Some(Piece::Pawn) || mv.to.file() != ep_file {
-        return None;
-    }
-    let us = board.side_to_move();
-    if mv.to.rank() != Rank::Sixth.relative_to(us) || board.piece_on(mv.to).is_some() {
-        return None;
-    }
-    Some(Square::new(ep_file, Rank::Fifth.relative_to(us)))
 }
 
 /// What the side to move needs to know whether a quiet move gives check without playing

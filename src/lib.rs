@@ -11,6 +11,7 @@
 pub mod bench;
 pub mod book;
 pub mod chess;
+pub mod data;
 pub mod eval;
 pub mod perft;
 pub mod search;

@@ -28,6 +28,11 @@ enum Command {
     /// Build, probe or inspect the opening book.
     #[command(subcommand)]
     Book(rookery::book::cli::BookCommand),
+    /// Self-play games for training data (see data/README.md).
+    Datagen(rookery::data::datagen::DatagenArgs),
+    /// Statistics and conversion of training data files.
+    #[command(subcommand)]
+    Data(rookery::data::DataCommand),
 }
 
 fn main() {
@@ -42,6 +47,8 @@ fn main() {
         Some(Command::Eval { fen }) => eval_cli(fen.as_deref()),
         Some(Command::Train(args)) => rookery::train::run(args),
         Some(Command::Book(cmd)) => rookery::book::cli::run(cmd),
+        Some(Command::Datagen(args)) => rookery::data::datagen::run(&args).map(|_| ()),
+        Some(Command::Data(cmd)) => rookery::data::run(cmd),
     };
     if let Err(message) = result {
         eprintln!("error: {message}");

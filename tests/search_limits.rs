@@ -1,5 +1,6 @@
 //! Search limits through the library API: node limits are met exactly (one thread),
-//! depth limits are reached, and `searchmoves` restricts the root.
+//! depth limits are reached, `searchmoves` restricts the root, and a searcher can be
+//! reused.
 
 use rookery::chess::{parse_fen, Position, STARTPOS_FEN};
 use rookery::search::{SearchLimits, SearchOptions, Searcher, Silent};
@@ -59,5 +60,26 @@ fn searchmoves_and_multiple_threads() {
             threads,
         );
         assert!(allowed.contains(&r.best_move.unwrap()), "threads {threads}");
+    }
+}
+
+/// A searcher can be reused without resetting anything: every search reaches its depth
+/// and a node-limited search after it uses its nodes (regression: the first search left
+/// the stop flag raised, so the next one stopped at depth 1).
+#[test]
+fn a_searcher_is_reusable() {
+    for threads in [1, 2] {
+        let mut searcher = Searcher::new(16, threads);
+        let pos = Position::new(parse_fen(STARTPOS_FEN).unwrap());
+        for round in 0..3 {
+            let r = searcher.search(&pos, &SearchLimits::depth(6), &SearchOptions::default(), &Silent);
+            assert_eq!(r.depth, 6, "threads {threads}, search {round}");
+        }
+        let limits = SearchLimits {
+            nodes: Some(20_000),
+            ..Default::default()
+        };
+        let r = searcher.search(&pos, &limits, &SearchOptions::default(), &Silent);
+        assert!(r.nodes >= 20_000, "threads {threads}: {} nodes", r.nodes);
     }
 }

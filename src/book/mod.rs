@@ -316,11 +316,6 @@ impl OpeningNames {
         keys.iter().rev().find_map(|&k| self.lookup_key(k))
     }
 
-    /// Like [`OpeningNames::name_along`], for the boards of a game in order.
-    pub fn name_along_boards(&self, boards: &[Board]) -> Option<(&str, &str)> {
-        boards.iter().rev().find_map(|b| self.lookup(b))
-    }
-
     /// The name of the most recent named position of the game `start` + `moves` (moves
     /// in cozy-chess encoding; replay stops at the first illegal move).
     pub fn name_for_game(&self, start: &Board, moves: &[Move]) -> Option<(&str, &str)> {

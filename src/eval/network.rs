@@ -145,6 +145,45 @@ impl Model {
     }
 }
 
+/// The hidden units ordered from least to most often active (clipped ReLU output above
+/// half a quantisation step) over positions from seeded random playouts, both
+/// perspectives. Units that are rarely active then share groups of four, which the sparse
+/// `l1` kernel skips when all four are zero.
+pub fn sparsity_order(ftw: &[Vec<f32>], ftb: &[f32]) -> Vec<usize> {
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+    let h = ftb.len();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5EED);
+    let mut active = vec![0u32; h];
+    let mut board = cozy_chess::Board::default();
+    let mut feats = Vec::with_capacity(features::MAX_ACTIVE);
+    for ply in 0..1024 {
+        let mut moves = Vec::new();
+        board.generate_moves(|pm| {
+            moves.extend(pm);
+            false
+        });
+        match moves.choose(&mut rng) {
+            Some(&mv) if ply % 80 != 79 => board.play_unchecked(mv),
+            _ => board = cozy_chess::Board::default(),
+        }
+        let hmc = features::hmc(&board) as f32 / HMC_MAX as f32;
+        for persp in [cozy_chess::Color::White, cozy_chess::Color::Black] {
+            feats.clear();
+            features::active(&board, persp, &mut feats);
+            for (j, (row, &b)) in ftw.iter().zip(ftb).enumerate() {
+                let pre = b + row[HMC] * hmc + feats.iter().map(|&f| row[f as usize]).sum::<f32>();
+                if pre > 0.5 / ACT as f32 {
+                    active[j] += 1;
+                }
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..h).collect();
+    order.sort_by_key(|&j| active[j]);
+    order
+}
+
 /// Quantised weights for the integer kernel (see the module docs and [`simd`]).
 pub struct Quantised {
     pub hidden: usize,
@@ -280,6 +319,18 @@ impl Network {
                 "ft/l1 weights exceed the quantisation range ±{WEIGHT_CLIP} (train with clipping)"
             ));
         }
+        // Rarely active hidden units side by side, so the sparse `l1` skips more groups
+        // of four (a reordering of the units: the network computes exactly the same).
+        let order = sparsity_order(&ftw, &ftb);
+        let ftw: Vec<Vec<f32>> = order.iter().map(|&j| ftw[j].clone()).collect();
+        let ftb: Vec<f32> = order.iter().map(|&j| ftb[j]).collect();
+        let l1w: Vec<Vec<f32>> = l1w
+            .iter()
+            .map(|row| {
+                let half = |base: usize| order.iter().map(move |&j| row[base + j]);
+                half(0).chain(half(h)).collect()
+            })
+            .collect();
         let shifts = choose_shifts(&ftw, &ftb, &l1w, &l2w, &ow[0])?;
         let qa = ACT << shifts.acc;
         let mut ft_w = vec![0i16; INPUTS * h];

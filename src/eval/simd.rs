@@ -488,10 +488,6 @@ mod tests {
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
 
-    fn paths() -> Vec<Path> {
-        Path::all_available()
-    }
-
     #[test]
     fn kernels_agree_on_random_inputs() {
         let mut rng = StdRng::seed_from_u64(7);

@@ -3,6 +3,7 @@
 
 use cozy_chess::{Color, Move, Piece};
 
+use super::params::CORRECTION_MAX_WEIGHT;
 use super::MAX_PLY;
 
 pub const HISTORY_MAX: i32 = 16_384;
@@ -66,7 +67,7 @@ impl History {
     /// Moves the correction toward the error a search just measured, weighted by depth.
     pub fn update_correction(&mut self, color: Color, pawn_key: u64, error: i32, depth: i32) {
         let entry = &mut self.correction[color as usize][pawn_key as usize % CORRECTION_SIZE];
-        let weight = (depth + 1).min(16);
+        let weight = (depth + 1).min(CORRECTION_MAX_WEIGHT);
         let target = error * CORRECTION_GRAIN;
         *entry = ((*entry * (256 - weight) + target * weight) / 256)
             .clamp(-CORRECTION_LIMIT, CORRECTION_LIMIT);

@@ -32,7 +32,8 @@ pub const INFINITY: i32 = MATE + 1;
 /// Flags the UCI thread uses to steer a running search.
 #[derive(Default)]
 pub struct SearchControl {
-    /// Set by `stop`/`quit` (and by the main search thread when it is done).
+    /// Set by `stop`/`quit`; cleared by whoever starts the next search (the UCI loop
+    /// clears it before a `go`). The search itself never writes it.
     pub stop: AtomicBool,
     /// True during `go ponder` until `ponderhit`: no time limit applies while set.
     pub pondering: AtomicBool,
@@ -73,8 +74,8 @@ pub struct SearchOptions {
 impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {
-            multipv: 1,
-            move_overhead: 30,
+            multipv: params::DEFAULT_MULTIPV,
+            move_overhead: params::DEFAULT_MOVE_OVERHEAD_MS,
         }
     }
 }
@@ -155,6 +156,7 @@ impl Searcher {
         let shared = alphabeta::Shared {
             tt: &self.tt,
             control: &control,
+            finished: AtomicBool::new(false),
             limits,
             nodes: &node_counters,
             multipv: options.multipv.clamp(1, root_moves.len()),
@@ -177,7 +179,9 @@ impl Searcher {
             let mut main = SearchThread::new(0, &shared, main_history, pos, time);
             let lines = main.iterative_deepening(Some(reporter));
             wait_for_release(&control, limits);
-            control.stop.store(true, Ordering::SeqCst);
+            // Stops the helpers; `control` is left as the caller set it, so a searcher can
+            // be reused (bench, datagen) without resetting anything.
+            shared.finished.store(true, Ordering::SeqCst);
             lines
         });
         let nodes = node_counters

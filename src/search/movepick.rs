@@ -47,11 +47,6 @@ pub fn captured_piece(board: &Board, mv: Move) -> Option<Piece> {
     None
 }
 
-/// Captures and promotions are "noisy": they change material.
-pub fn is_noisy(board: &Board, mv: Move) -> bool {
-    mv.promotion.is_some() || captured_piece(board, mv).is_some()
-}
-
 pub struct OrderingContext<'a> {
     pub history: &'a History,
     pub killers: [Option<Move>; 2],

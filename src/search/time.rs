@@ -4,6 +4,11 @@
 use cozy_chess::{Color, Move};
 use std::time::{Duration, Instant};
 
+use super::params::{
+    TM_DEFAULT_MOVES_TO_GO, TM_HARD_CAP_PERCENT, TM_HARD_FACTOR, TM_INC_PERCENT,
+    TM_LAST_MOVE_CAP_PERCENT, TM_MAX_MOVES_TO_GO, TM_SOFT_PERCENT,
+};
+
 #[derive(Clone, Debug, Default)]
 pub struct SearchLimits {
     pub wtime: Option<u64>,
@@ -14,6 +19,9 @@ pub struct SearchLimits {
     pub movetime: Option<u64>,
     pub depth: Option<i32>,
     pub nodes: Option<u64>,
+    /// No new iteration once this many nodes are searched (self-play data generation:
+    /// a fixed budget that still ends on a completed iteration).
+    pub soft_nodes: Option<u64>,
     pub mate: Option<i32>,
     pub infinite: bool,
     pub ponder: bool,
@@ -26,11 +34,6 @@ impl SearchLimits {
             depth: Some(depth),
             ..Default::default()
         }
-    }
-
-    /// True when the search should run until told to stop.
-    pub fn is_infinite(&self) -> bool {
-        self.infinite
     }
 }
 
@@ -76,15 +79,18 @@ impl TimeManager {
         };
         // Never plan to use the overhead or the last few milliseconds.
         let left = time.saturating_sub(overhead).max(1);
-        let moves_to_go = limits.movestogo.unwrap_or(25).clamp(1, 50);
-        let base = left / moves_to_go + inc * 3 / 4;
+        let moves_to_go = limits
+            .movestogo
+            .unwrap_or(TM_DEFAULT_MOVES_TO_GO)
+            .clamp(1, TM_MAX_MOVES_TO_GO);
+        let base = left / moves_to_go + inc * TM_INC_PERCENT / 100;
         let hard_cap = if moves_to_go == 1 {
-            left * 8 / 10
+            left * TM_LAST_MOVE_CAP_PERCENT / 100
         } else {
-            left * 4 / 10
+            left * TM_HARD_CAP_PERCENT / 100
         };
-        let hard = (base * 4).min(hard_cap).max(1);
-        let soft = (base * 6 / 10).min(hard).max(1);
+        let hard = (base * TM_HARD_FACTOR).min(hard_cap).max(1);
+        let soft = (base * TM_SOFT_PERCENT / 100).min(hard).max(1);
         (Some(soft), Some(hard))
     }
 

@@ -17,6 +17,39 @@ pub enum Bound {
     Exact = 3,
 }
 
+impl Bound {
+    /// The bound of a node's result: it failed high (≥ beta: a lower bound), raised alpha
+    /// from `original_alpha` to `alpha` (exact), or failed low (an upper bound).
+    pub fn of_result(best_score: i32, alpha: i32, original_alpha: i32, beta: i32) -> Bound {
+        if best_score >= beta {
+            Bound::Lower
+        } else if alpha > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+
+    /// Whether a `score` with this bound settles the window (alpha, beta): a TT cutoff.
+    pub fn cuts_off(self, score: i32, alpha: i32, beta: i32) -> bool {
+        match self {
+            Bound::Exact => true,
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+        }
+    }
+
+    /// Whether a `score` with this bound is a better estimate than `estimate`: exact, a
+    /// lower bound above it, or an upper bound below it.
+    pub fn improves_on(self, score: i32, estimate: i32) -> bool {
+        match self {
+            Bound::Exact => true,
+            Bound::Lower => score > estimate,
+            Bound::Upper => score < estimate,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct TtEntry {
     pub mv: Option<Move>,
@@ -254,7 +287,9 @@ mod tests {
         let tt = TranspositionTable::new(1);
         let mate_in_3_from_root = super::super::MATE - 5;
         tt.store(42, None, mate_in_3_from_root, 0, 5, Bound::Exact, 2);
-        // Seen two plies closer to the root, the mate is two plies further away.
+        // Stored at ply 2, the score is kept relative to that node (mate 3 plies below
+        // it). Probed at ply 0 — the same position as the root of a later search — the
+        // mate is 3 plies away instead of 5: two plies sooner, so the score is 2 higher.
         assert_eq!(tt.probe(42, 0).unwrap().score, mate_in_3_from_root + 2);
     }
 }

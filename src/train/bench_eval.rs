@@ -77,7 +77,6 @@ pub fn run(args: &TrainArgs) -> Result<(), String> {
     let n = (rounds * walk.len()) as f64;
     // Every kernel version the CPU runs, fastest (the engine's choice) last.
     for path in Path::all_available() {
-        if std::env::var("ONLY").is_ok_and(|v| v != path.name()) { continue; }
         let mut ev = Evaluator::with_path(Arc::clone(&net), path);
         ev.reset_keep_network(&root);
         // push + evaluate + pop per position, as at a search node that is evaluated.

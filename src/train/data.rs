@@ -1,4 +1,5 @@
-//! Training data: reads `FEN | score_cp_white | result_white` lines (plain text or gzip),
+//! Training data: reads `FEN | score_cp_white | result_white` lines (plain text or gzip)
+//! and self-play game files (`.vf`, `data::format`),
 //! keeps each position compactly (White-view piece features, auxiliary bits, halfmove
 //! clock, labels) and builds dense [B, 782] feature matrices for both perspectives.
 
@@ -113,13 +114,42 @@ impl Dataset {
         }
     }
 
-    /// Reads a plain-text or gzip file (detected by its magic bytes).
+    /// Reads a self-play game file (`.vf`, see `data::format`): its training positions.
+    /// A file that is not whole is an error naming the offset; nothing of it is used.
+    pub fn read_games_file(
+        &mut self,
+        path: &str,
+        max: usize,
+        stats: &mut LoadStats,
+    ) -> Result<(), String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
+        let (games, error) = crate::data::format::read_games(&bytes);
+        if let Some(e) = error {
+            return Err(format!("'{path}' is damaged {e}; check it with `rookery data stats`"));
+        }
+        for game in &games {
+            for s in crate::data::format::samples(game) {
+                if self.len() >= max {
+                    return Ok(());
+                }
+                stats.lines += 1;
+                self.push(&s.board, s.score_white as f32, s.result_white);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads a plain-text or gzip file (detected by its magic bytes), or a self-play game
+    /// file (by its `.vf` extension).
     pub fn read_file(
         &mut self,
         path: &str,
         max: usize,
         stats: &mut LoadStats,
     ) -> Result<(), String> {
+        if path.ends_with(".vf") {
+            return self.read_games_file(path, max, stats);
+        }
         let mut file =
             std::fs::File::open(path).map_err(|e| format!("cannot open '{path}': {e}"))?;
         let mut magic = [0u8; 2];

@@ -49,6 +49,24 @@ struct Settings {
     book_temperature: f64,
 }
 
+impl Settings {
+    /// The defaults declared in [`options::OPTIONS`].
+    fn declared_defaults() -> Self {
+        Settings {
+            threads: options::spin_default("Threads") as usize,
+            move_overhead: options::spin_default("Move Overhead") as u64,
+            multipv: options::spin_default("MultiPV") as usize,
+            chess960: options::check_default("UCI_Chess960"),
+            show_wdl: options::check_default("UCI_ShowWDL"),
+            own_book: options::check_default("OwnBook"),
+            book_depth: options::spin_default("BookDepth") as usize,
+            book_temperature: options::text_default("BookTemperature")
+                .parse()
+                .expect("the declared BookTemperature is a number"),
+        }
+    }
+}
+
 /// Prints `info` lines for the GUI.
 struct UciReporter {
     root: Board,
@@ -135,27 +153,20 @@ struct Engine {
 
 impl Engine {
     fn new() -> Self {
-        let searcher = Searcher::new(16, 1);
+        let settings = Settings::declared_defaults();
+        let hash_mb = options::spin_default("Hash") as usize;
+        let searcher = Searcher::new(hash_mb, settings.threads);
         let control = Arc::clone(&searcher.control);
         Engine {
             position: Position::default(),
-            settings: Settings {
-                threads: 1,
-                move_overhead: 30,
-                multipv: 1,
-                chess960: false,
-                show_wdl: false,
-                own_book: true,
-                book_depth: 20,
-                book_temperature: 0.75,
-            },
+            settings,
             custom_book: None,
             pending_book_reply: None,
             searcher: Some(searcher),
             running: None,
             running_unbounded: false,
             control,
-            hash_mb: 16,
+            hash_mb,
         }
     }
 

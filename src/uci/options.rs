@@ -1,4 +1,5 @@
-//! UCI options: their declarations (printed on `uci`) and validated values.
+//! UCI options: their one declaration each (printed on `uci`, documented in the README,
+//! giving the engine its starting settings) and validated `setoption` values.
 
 #[derive(Clone, Debug)]
 pub enum Kind {
@@ -8,23 +9,33 @@ pub enum Kind {
     Text { default: &'static str },
 }
 
+/// One UCI option: everything about it is declared here once. The `uci` listing,
+/// `setoption` validation, the engine's starting settings ([`Kind`] defaults, read with
+/// [`spin_default`] / [`check_default`] / [`text_default`]) and the README's option table
+/// (checked by a test against [`readme_table`]) all come from this table.
 pub struct OptionDecl {
     pub name: &'static str,
     pub kind: Kind,
+    /// What the option changes (the README table's "Meaning" column).
+    pub help: &'static str,
 }
+
+use crate::search::params::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, DEFAULT_MULTIPV};
 
 pub const OPTIONS: &[OptionDecl] = &[
     OptionDecl {
         name: "Hash",
         kind: Kind::Spin {
-            default: 16,
+            default: DEFAULT_HASH_MB as i64,
             min: 1,
             max: 16384,
         },
+        help: "Transposition table size in MB.",
     },
     OptionDecl {
         name: "Clear Hash",
         kind: Kind::Button,
+        help: "Empties the table and the move-ordering history.",
     },
     OptionDecl {
         name: "Threads",
@@ -33,52 +44,71 @@ pub const OPTIONS: &[OptionDecl] = &[
             min: 1,
             max: 256,
         },
+        help: "Search threads (Lazy SMP, shared table).",
     },
     OptionDecl {
         name: "Move Overhead",
         kind: Kind::Spin {
-            default: 30,
+            default: DEFAULT_MOVE_OVERHEAD_MS as i64,
             min: 0,
             max: 5000,
         },
+        help: "Milliseconds reserved per move for GUI/network lag.",
     },
     OptionDecl {
         name: "MultiPV",
         kind: Kind::Spin {
-            default: 1,
+            default: DEFAULT_MULTIPV as i64,
             min: 1,
             max: 256,
         },
+        help: "Number of principal variations reported.",
     },
     OptionDecl {
         name: "Ponder",
         kind: Kind::Check { default: false },
+        help: "Declared for GUIs; pondering itself is driven by `go ponder`/`ponderhit`. \
+               After `ponderhit` the clock counts from `ponderhit`, and time already spent \
+               pondering counts toward the move's budget, so a long ponder means an instant reply.",
     },
     OptionDecl {
         name: "UCI_Chess960",
         kind: Kind::Check { default: false },
+        help: "Chess960 castling notation (king takes rook) in output. Input accepts both \
+               notations always.",
     },
     OptionDecl {
         name: "UCI_ShowWDL",
         kind: Kind::Check { default: false },
+        help: "Adds `wdl W D L` (per mille, from a logistic model of the score) to `info` lines.",
     },
     OptionDecl {
         name: "SyzygyPath",
         kind: Kind::Text { default: "<empty>" },
+        help: "Declared so lichess-bot can set it; Rookery does not probe tablebases yet and \
+               says so with an `info string` when a path is given.",
     },
     OptionDecl {
         name: "EvalFile",
         kind: Kind::Text {
             default: "<default>",
         },
+        help: "A `.safetensors` network to load instead of the embedded one (`<default>` \
+               restores it; `<pst>` selects the material + piece-square baseline the net is \
+               measured against). A missing or malformed file is rejected with an \
+               `info string error` and the previous net stays.",
     },
     OptionDecl {
         name: "OwnBook",
         kind: Kind::Check { default: true },
+        help: "Play from the opening book when it has the position.",
     },
     OptionDecl {
         name: "BookFile",
         kind: Kind::Text { default: "<empty>" },
+        help: "A Polyglot `.bin` book to use instead of the embedded one (`<empty>` = embedded). \
+               A missing, truncated or unsorted file is rejected with an `info string error` and \
+               the previous book stays.",
     },
     OptionDecl {
         name: "BookDepth",
@@ -87,12 +117,65 @@ pub const OPTIONS: &[OptionDecl] = &[
             min: 0,
             max: 400,
         },
+        help: "Last game ply (counted from the FEN's move number) at which the book is consulted.",
     },
     OptionDecl {
         name: "BookTemperature",
         kind: Kind::Text { default: "0.75" },
+        help: "Sampling temperature over book weights: probability ∝ weight^(1/T); 0 always \
+               plays the heaviest move.",
     },
 ];
+
+fn decl(name: &str) -> &'static OptionDecl {
+    OPTIONS
+        .iter()
+        .find(|o| o.name == name)
+        .unwrap_or_else(|| panic!("option '{name}' is not declared"))
+}
+
+/// The declared default of a spin option.
+pub fn spin_default(name: &str) -> i64 {
+    match decl(name).kind {
+        Kind::Spin { default, .. } => default,
+        _ => panic!("option '{name}' is not a spin"),
+    }
+}
+
+/// The declared default of a check option.
+pub fn check_default(name: &str) -> bool {
+    match decl(name).kind {
+        Kind::Check { default } => default,
+        _ => panic!("option '{name}' is not a check"),
+    }
+}
+
+/// The declared default of a string option.
+pub fn text_default(name: &str) -> &'static str {
+    match decl(name).kind {
+        Kind::Text { default } => default,
+        _ => panic!("option '{name}' is not a string"),
+    }
+}
+
+/// The README's option table (Markdown), generated from [`OPTIONS`].
+pub fn readme_table() -> String {
+    let mut out = String::from("| Option | Type | Default | Meaning |\n|---|---|---|---|\n");
+    for o in OPTIONS {
+        let (kind, default) = match &o.kind {
+            Kind::Spin { default, min, max } => (format!("spin {min}–{max}"), default.to_string()),
+            Kind::Check { default } => ("check".to_string(), default.to_string()),
+            Kind::Button => ("button".to_string(), String::new()),
+            Kind::Text { default } if default.starts_with('<') => {
+                ("string".to_string(), format!("`{default}`"))
+            }
+            Kind::Text { default } => ("string".to_string(), default.to_string()),
+        };
+        let default = if default.is_empty() { String::new() } else { format!(" {default}") };
+        out.push_str(&format!("| `{}` | {kind} |{default} | {} |\n", o.name, o.help));
+    }
+    out
+}
 
 impl OptionDecl {
     pub fn uci_line(&self) -> String {

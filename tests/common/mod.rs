@@ -78,8 +78,21 @@ impl Engine {
         }
     }
 
-    /// Starts an engine and completes the `uci` / `isready` handshake.
+    /// Starts an engine with the opening book off and completes the `uci` / `isready`
+    /// handshake. With the book on, opening positions would be answered from it and the
+    /// test would never reach the search, the time manager or pondering.
     pub fn ready() -> Engine {
+        let mut e = Engine::start();
+        e.send("uci");
+        e.expect("uciok");
+        e.send("setoption name OwnBook value false");
+        e.sync();
+        e
+    }
+
+    /// Starts an engine with its default options (opening book on) and completes the
+    /// handshake: for the tests of the book itself.
+    pub fn ready_with_book() -> Engine {
         let mut e = Engine::start();
         e.send("uci");
         e.expect("uciok");

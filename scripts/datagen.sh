@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Self-play data: plays games into data/gen$GEN/seed$SEED.vf (appending; a rerun with the
+# same settings continues the same game sequence) and records the file in
+# data/manifest.tsv (generation, net, node budget, seed, games, positions, bytes, sha256).
+# Start a new seed when a file nears 50 MB (about 10M positions).
+# Usage: [GEN=1] [NODES=5000] [THREADS=2] [SEED=1] [TIME=seconds] [GAMES=n] scripts/datagen.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GEN=${GEN:-1}
+NODES=${NODES:-5000}
+THREADS=${THREADS:-2}
+SEED=${SEED:-1}
+TIME=${TIME:-}
+GAMES=${GAMES:-}
+cargo build --release --quiet
+BIN=target/release/rookery
+NET=${NET:-$(sed -n 's/^pub const DEFAULT_NET_NAME: &str = "\(.*\)";/\1/p' src/eval/mod.rs)}
+OUT=data/gen$GEN/seed$SEED.vf
+args=(--out "$OUT" --threads "$THREADS" --nodes "$NODES" --seed "$SEED")
+[[ -n $TIME ]] && args+=(--time-limit "$TIME")
+[[ -n $GAMES ]] && args+=(--games "$GAMES")
+"$BIN" datagen "${args[@]}"
+scripts/manifest.sh "$OUT" "$GEN" "$NET" "$NODES" "$SEED"
+size=$(stat -c %s "$OUT")
+if (( size > 45 * 1024 * 1024 )); then
+  echo "note: $OUT is $((size / 1024 / 1024)) MB; use SEED=$((SEED + 1)) for the next chunk" >&2
+fi

@@ -1,0 +1,1 @@
+"""The pieces of scripts/match.py: statistics, engines, one game (see match.py)."""

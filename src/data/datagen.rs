@@ -1,0 +1,319 @@
+//! `rookery datagen`: self-play games at a fixed node budget, written in the game format
+//! of [`super::format`].
+//!
+//! Game `k` of a run depends only on the seed and `k`: its opening (a few uniformly random
+//! plies from the start position, redrawn while a quick search scores it beyond
+//! `--max-opening-score`), then both sides search with a fresh table and history
+//! (`--nodes` as a soft limit: no new iteration after it; 8× as a hard cap). Threads take
+//! game numbers in turn and the writer puts games in number order, so a seed gives the
+//! same bytes with any thread count. A run appends to its output, continuing the game
+//! numbers already there; a game that a killed run left half-written is cut off first.
+//!
+//! A game ends by the rules (mate, stalemate, threefold repetition, fifty moves,
+//! insufficient material) or by adjudication: a win when the score stays beyond
+//! ±`--win-score` for `--win-plies` plies, a draw when it stays within ±`--draw-score` for
+//! `--draw-plies` plies after ply `--draw-after`, or a draw at `--max-plies`.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use super::format::{self, Game, MATE_SCORE};
+use crate::chess::{insufficient_material, legal_moves, sign, Position};
+use crate::search::{SearchLimits, SearchOptions, Searcher, Silent, MATE_BOUND};
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct DatagenArgs {
+    /// Output file (appended to).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Games played at the same time, one search thread each.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Soft node budget per move.
+    #[arg(long, default_value_t = 5000)]
+    pub nodes: u64,
+    /// Stop after this many games in the file (counting those already there).
+    #[arg(long)]
+    pub games: Option<u64>,
+    /// Stop starting new games after this many seconds.
+    #[arg(long)]
+    pub time_limit: Option<u64>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Random plies from the start position.
+    #[arg(long, default_value_t = 8)]
+    pub random_plies: usize,
+    /// Openings a quick search scores beyond this (cp) are drawn again.
+    #[arg(long, default_value_t = 400)]
+    pub max_opening_score: i32,
+    #[arg(long, default_value_t = 2500)]
+    pub win_score: i32,
+    #[arg(long, default_value_t = 6)]
+    pub win_plies: usize,
+    #[arg(long, default_value_t = 10)]
+    pub draw_score: i32,
+    #[arg(long, default_value_t = 12)]
+    pub draw_plies: usize,
+    #[arg(long, default_value_t = 80)]
+    pub draw_after: usize,
+    #[arg(long, default_value_t = 400)]
+    pub max_plies: usize,
+    /// Table size per thread (MB).
+    #[arg(long, default_value_t = 16)]
+    pub hash: usize,
+    /// No progress bar (for logs and tests).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Counters of a run.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Tally {
+    pub games: u64,
+    pub positions: u64,
+    pub white_wins: u64,
+    pub draws: u64,
+    pub black_wins: u64,
+}
+
+impl Tally {
+    pub fn add(&mut self, game: &Game) {
+        self.games += 1;
+        self.positions += format::samples(game).len() as u64;
+        match game.wdl {
+            2 => self.white_wins += 1,
+            0 => self.black_wins += 1,
+            _ => self.draws += 1,
+        }
+    }
+}
+
+/// The random generator of game `index`.
+fn game_rng(seed: u64, index: u64) -> StdRng {
+    StdRng::seed_from_u64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03))
+}
+
+fn search(searcher: &mut Searcher, pos: &Position, nodes: u64) -> (Option<cozy_chess::Move>, i32) {
+    let limits = SearchLimits {
+        soft_nodes: Some(nodes),
+        nodes: Some(nodes.saturating_mul(8)),
+        ..Default::default()
+    };
+    let r = searcher.search(pos, &limits, &SearchOptions::default(), &Silent);
+    (r.best_move, r.score)
+}
+
+/// Plays game `index` of the run.
+pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> Game {
+    let mut rng = game_rng(args.seed, index);
+    let mut pos = loop {
+        let mut pos = Position::default();
+        for _ in 0..args.random_plies {
+            match legal_moves(&pos.board).choose(&mut rng) {
+                Some(&mv) => pos.play(mv),
+                None => break,
+            }
+        }
+        if legal_moves(&pos.board).is_empty() {
+            continue;
+        }
+        searcher.clear();
+        let (_, score) = search(searcher, &pos, args.nodes);
+        if score.abs() <= args.max_opening_score {
+            break Position::new(pos.board);
+        }
+    };
+    searcher.clear();
+    let start = pos.board.clone();
+    let mut moves = Vec::new();
+    let (mut win_streak, mut draw_streak) = (0i32, 0usize);
+    let wdl = loop {
+        let board = &pos.board;
+        let legal = legal_moves(board);
+        if legal.is_empty() {
+            break if board.checkers().is_empty() {
+                1
+            } else if board.side_to_move() == cozy_chess::Color::White {
+                0
+            } else {
+                2
+            };
+        }
+        if board.halfmove_clock() >= 100
+            || insufficient_material(board)
+            || pos.repetitions() >= 2
+            || moves.len() >= args.max_plies
+        {
+            break 1;
+        }
+        let (best, score) = search(searcher, &pos, args.nodes);
+        let mv = best.unwrap_or(legal[0]);
+        let white = score * sign(board.side_to_move());
+        let stored = if white.abs() >= MATE_BOUND {
+            (MATE_SCORE as i32 + 1000) * white.signum()
+        } else {
+            white.clamp(-(MATE_SCORE as i32) + 1, MATE_SCORE as i32 - 1)
+        };
+        moves.push((mv, stored as i16));
+        pos.play(mv);
+        // Adjudication on the score just found (White's view).
+        win_streak = if white >= args.win_score {
+            win_streak.max(0) + 1
+        } else if white <= -args.win_score {
+            win_streak.min(0) - 1
+        } else {
+            0
+        };
+        if win_streak.unsigned_abs() as usize >= args.win_plies {
+            break if win_streak > 0 { 2 } else { 0 };
+        }
+        draw_streak = if moves.len() > args.draw_after && white.abs() <= args.draw_score {
+            draw_streak + 1
+        } else {
+            0
+        };
+        if draw_streak >= args.draw_plies {
+            break 1;
+        }
+    };
+    Game { start, moves, wdl }
+}
+
+/// Runs datagen; returns the tally of the games played by this run.
+pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
+    let path = &args.out;
+    // Cut off a game a killed run left half-written, then append.
+    let existing = std::fs::read(path).unwrap_or_default();
+    let whole = format::whole_games_len(&existing);
+    let (games_before, _) = format::read_games(&existing[..whole]);
+    let first_index = games_before.len() as u64;
+    if whole < existing.len() {
+        eprintln!(
+            "{}: cutting off {} bytes of an unfinished game at byte {whole}",
+            path.display(),
+            existing.len() - whole
+        );
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    file.set_len(whole as u64)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut file = std::io::BufWriter::new(file);
+    use std::io::Seek;
+    file.seek(std::io::SeekFrom::End(0))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+
+    let last_index = args.games.unwrap_or(u64::MAX);
+    if first_index >= last_index {
+        return Ok(Tally::default());
+    }
+    let deadline = args.time_limit.map(|s| Instant::now() + Duration::from_secs(s));
+    let next = AtomicU64::new(first_index);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(u64, Game)>();
+    let progress = if args.quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let bar = match args.games {
+            Some(n) => indicatif::ProgressBar::new(n - first_index),
+            None => indicatif::ProgressBar::new_spinner(),
+        };
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {pos}/{len} games  {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    };
+    let started = Instant::now();
+    let mut tally = Tally::default();
+    let mut write_error = None;
+    std::thread::scope(|scope| {
+        for _ in 0..args.threads.max(1) {
+            let tx = tx.clone();
+            let (next, stop) = (&next, &stop);
+            std::thread::Builder::new()
+                .stack_size(16 << 20)
+                .spawn_scoped(scope, move || {
+                    let mut searcher = Searcher::new(args.hash.max(1), 1);
+                    loop {
+                        if stop.load(Ordering::Relaxed)
+                            || deadline.is_some_and(|d| Instant::now() >= d)
+                        {
+                            return;
+                        }
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        if index >= last_index {
+                            return;
+                        }
+                        let game = play_game(args, &mut searcher, index);
+                        if tx.send((index, game)).is_err() {
+                            return;
+                        }
+                    }
+                })
+                .expect("spawn datagen thread");
+        }
+        drop(tx);
+        // Writer: games in number order, each flushed whole.
+        let mut pending = BTreeMap::new();
+        let mut want = first_index;
+        let mut buf = Vec::new();
+        for (index, game) in rx {
+            pending.insert(index, game);
+            while let Some(game) = pending.remove(&want) {
+                buf.clear();
+                format::write_game(&mut buf, &game);
+                if let Err(e) = file.write_all(&buf).and_then(|_| file.flush()) {
+                    write_error = Some(format!("{}: {e}", path.display()));
+                    stop.store(true, Ordering::Relaxed);
+                }
+                tally.add(&game);
+                want += 1;
+                let secs = started.elapsed().as_secs_f64().max(1e-9);
+                progress.set_position(tally.games);
+                progress.set_message(format!(
+                    "{} positions ({:.0}/s)  W/D/L {}/{}/{}",
+                    tally.positions,
+                    tally.positions as f64 / secs,
+                    tally.white_wins,
+                    tally.draws,
+                    tally.black_wins
+                ));
+            }
+        }
+    });
+    progress.finish();
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    let secs = started.elapsed().as_secs_f64().max(1e-9);
+    println!(
+        "datagen: {} games, {} positions kept ({:.0} positions/s, {:.2} games/s) W/D/L {}/{}/{} -> {}",
+        tally.games,
+        tally.positions,
+        tally.positions as f64 / secs,
+        tally.games as f64 / secs,
+        tally.white_wins,
+        tally.draws,
+        tally.black_wins,
+        path.display()
+    );
+    Ok(tally)
+}
