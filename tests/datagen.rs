@@ -77,7 +77,14 @@ fn games_are_whole_legal_and_end_as_recorded() {
                     assert_eq!(board.side_to_move() == cozy_chess::Color::Black, white_won);
                 } else {
                     // Adjudicated: the last score agrees with the winner.
-                    assert!(if white_won { last >= a.win_score } else { last <= -a.win_score }, "{g:?}");
+                    assert!(
+                        if white_won {
+                            last >= a.win_score
+                        } else {
+                            last <= -a.win_score
+                        },
+                        "{g:?}"
+                    );
                 }
             }
             1 => {
@@ -94,7 +101,10 @@ fn games_are_whole_legal_and_end_as_recorded() {
             assert_eq!(s.result_white, g.result_white());
             let again: Board = s.board.to_string().parse().expect("FEN");
             for persp in [cozy_chess::Color::White, cozy_chess::Color::Black] {
-                assert_eq!(features::dense(&s.board, persp), features::dense(&again, persp));
+                assert_eq!(
+                    features::dense(&s.board, persp),
+                    features::dense(&again, persp)
+                );
             }
         }
     }
@@ -138,8 +148,17 @@ fn stats_count_and_damage_is_reported_with_its_offset() {
     let games = read(&path);
     let st = rookery::data::stats(std::slice::from_ref(&path)).expect("stats");
     assert_eq!(st.games, 3);
-    assert_eq!(st.moves, games.iter().map(|g| g.moves.len() as u64).sum::<u64>());
-    assert_eq!(st.positions, games.iter().map(|g| format::samples(g).len() as u64).sum::<u64>());
+    assert_eq!(
+        st.moves,
+        games.iter().map(|g| g.moves.len() as u64).sum::<u64>()
+    );
+    assert_eq!(
+        st.positions,
+        games
+            .iter()
+            .map(|g| format::samples(g).len() as u64)
+            .sum::<u64>()
+    );
     assert_eq!(st.white_wins + st.draws + st.black_wins, 3);
     assert_eq!(st.histogram.iter().sum::<u64>(), st.positions);
     assert!(st.errors.is_empty());
@@ -159,7 +178,11 @@ fn stats_count_and_damage_is_reported_with_its_offset() {
     let st = rookery::data::stats(std::slice::from_ref(&truncated)).expect("stats");
     assert_eq!(st.games, 2);
     assert_eq!(st.errors.len(), 1);
-    assert!(st.errors[0].contains("truncated.vf") && st.errors[0].contains("at byte"), "{:?}", st.errors);
+    assert!(
+        st.errors[0].contains("truncated.vf") && st.errors[0].contains("at byte"),
+        "{:?}",
+        st.errors
+    );
 
     // A flipped bit in the second game's first move (its kind bits): the first game
     // stays readable and the error points at that move.

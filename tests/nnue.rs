@@ -377,7 +377,10 @@ fn check_kernel_against_candle(net: Arc<Network>) {
         let err = (kernel - reference).abs();
         let excess = err - (KERNEL_CP_BOUND + 0.02 * reference.abs());
         if excess > worst_excess.as_ref().map_or(0.0, |w| w.0) {
-            worst_excess = Some((excess, format!("kernel {kernel} vs candle {reference}: {b}")));
+            worst_excess = Some((
+                excess,
+                format!("kernel {kernel} vs candle {reference}: {b}"),
+            ));
         }
         errors.push(err);
         let cp = ev.evaluate(b);
@@ -393,7 +396,10 @@ fn check_kernel_against_candle(net: Arc<Network>) {
         errors.len()
     );
     if let Some((_, what)) = worst_excess {
-        panic!("{}: error above {KERNEL_CP_BOUND} cp + 2 %: {what}", net.name);
+        panic!(
+            "{}: error above {KERNEL_CP_BOUND} cp + 2 %: {what}",
+            net.name
+        );
     }
     assert!(
         mean < KERNEL_CP_MEAN,

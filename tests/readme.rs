@@ -7,9 +7,7 @@ fn readme_option_table_matches_the_declarations() {
         .expect("README.md is readable");
     let expected = rookery::uci::options::readme_table();
     let header = expected.lines().next().expect("table header");
-    let start = readme
-        .find(header)
-        .expect("README has a UCI option table");
+    let start = readme.find(header).expect("README has a UCI option table");
     let table: String = readme[start..]
         .lines()
         .take_while(|l| l.starts_with('|'))

@@ -72,7 +72,12 @@ fn a_searcher_is_reusable() {
         let mut searcher = Searcher::new(16, threads);
         let pos = Position::new(parse_fen(STARTPOS_FEN).unwrap());
         for round in 0..3 {
-            let r = searcher.search(&pos, &SearchLimits::depth(6), &SearchOptions::default(), &Silent);
+            let r = searcher.search(
+                &pos,
+                &SearchLimits::depth(6),
+                &SearchOptions::default(),
+                &Silent,
+            );
             assert_eq!(r.depth, 6, "threads {threads}, search {round}");
         }
         let limits = SearchLimits {

@@ -200,7 +200,10 @@ fn clock_limits_return_legal_moves_in_time() {
         assert_legal(&board, &best, false);
         assert!(took < Duration::from_millis(max_ms), "'{go}' took {took:?}");
         // The move came from the search (and its time manager), not from the book.
-        assert!(!infos(&lines).is_empty(), "'{go}': no search info: {lines:?}");
+        assert!(
+            !infos(&lines).is_empty(),
+            "'{go}': no search info: {lines:?}"
+        );
     }
 }
 
@@ -661,7 +664,10 @@ fn two_threads_search_gives_legal_moves() {
     assert!(!infos(&lines).is_empty());
     let (lines, best) = e.go("go movetime 300", WAIT);
     assert_legal(&board, &best, false);
-    assert!(!infos(&lines).is_empty(), "movetime: no search info: {lines:?}");
+    assert!(
+        !infos(&lines).is_empty(),
+        "movetime: no search info: {lines:?}"
+    );
     let (_, best) = e.go("go nodes 20000", WAIT);
     assert_legal(&board, &best, false);
 }

@@ -98,7 +98,9 @@ impl Tally {
 
 /// The random generator of game `index`.
 fn game_rng(seed: u64, index: u64) -> StdRng {
-    StdRng::seed_from_u64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03))
+    StdRng::seed_from_u64(
+        seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03),
+    )
 }
 
 fn search(searcher: &mut Searcher, pos: &Position, nodes: u64) -> (Option<cozy_chess::Move>, i32) {
@@ -222,7 +224,9 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
     if first_index >= last_index {
         return Ok(Tally::default());
     }
-    let deadline = args.time_limit.map(|s| Instant::now() + Duration::from_secs(s));
+    let deadline = args
+        .time_limit
+        .map(|s| Instant::now() + Duration::from_secs(s));
     let next = AtomicU64::new(first_index);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<(u64, Game)>();

@@ -28,7 +28,9 @@
 
 use std::fmt;
 
-use cozy_chess::{BitBoard, Board, BoardBuilder, CastleRights, Color, File, Move, Piece, Rank, Square};
+use cozy_chess::{
+    BitBoard, Board, BoardBuilder, CastleRights, Color, File, Move, Piece, Rank, Square,
+};
 
 /// Size of the start board.
 pub const BOARD_BYTES: usize = 32;
@@ -79,7 +81,11 @@ pub fn pack_board(board: &Board, wdl: u8) -> [u8; BOARD_BYTES] {
     for (n, sq) in occupied.into_iter().enumerate() {
         let piece = board.piece_on(sq).expect("occupied square has a piece");
         let color = board.color_on(sq).expect("occupied square has a colour");
-        let mut code = if castling_rooks.has(sq) { 6 } else { piece_code(piece) };
+        let mut code = if castling_rooks.has(sq) {
+            6
+        } else {
+            piece_code(piece)
+        };
         if color == Color::Black {
             code |= 8;
         }
@@ -88,7 +94,12 @@ pub fn pack_board(board: &Board, wdl: u8) -> [u8; BOARD_BYTES] {
     let ep = board.en_passant().map_or(64u8, |file| {
         Square::new(file, Rank::Third.relative_to(!board.side_to_move())) as u8
     });
-    out[24] = ep | if board.side_to_move() == Color::Black { 0x80 } else { 0 };
+    out[24] = ep
+        | if board.side_to_move() == Color::Black {
+            0x80
+        } else {
+            0
+        };
     out[25] = board.halfmove_clock();
     out[26..28].copy_from_slice(&board.fullmove_number().to_le_bytes());
     out[30] = wdl;
@@ -119,7 +130,13 @@ pub fn unpack_board(bytes: &[u8; BOARD_BYTES]) -> Result<(Board, u8), String> {
         .enumerate()
         .map(|(n, sq)| (sq, (bytes[8 + n / 2] >> (4 * (n % 2))) & 0xF))
         .collect();
-    let color_of = |code: u8| if code & 8 != 0 { Color::Black } else { Color::White };
+    let color_of = |code: u8| {
+        if code & 8 != 0 {
+            Color::Black
+        } else {
+            Color::White
+        }
+    };
     let king_file = |color: Color| {
         squares
             .iter()
@@ -149,7 +166,11 @@ pub fn unpack_board(bytes: &[u8; BOARD_BYTES]) -> Result<(Board, u8), String> {
             long: castling[color as usize][1],
         };
     }
-    builder.side_to_move = if bytes[24] & 0x80 != 0 { Color::Black } else { Color::White };
+    builder.side_to_move = if bytes[24] & 0x80 != 0 {
+        Color::Black
+    } else {
+        Color::White
+    };
     let ep = bytes[24] & 0x7F;
     builder.en_passant = match ep {
         64 => None,
@@ -162,7 +183,9 @@ pub fn unpack_board(bytes: &[u8; BOARD_BYTES]) -> Result<(Board, u8), String> {
     if wdl > 2 {
         return Err(format!("bad result byte {wdl}"));
     }
-    let board = builder.build().map_err(|e| format!("impossible position ({e:?})"))?;
+    let board = builder
+        .build()
+        .map_err(|e| format!("impossible position ({e:?})"))?;
     Ok((board, wdl))
 }
 
@@ -191,8 +214,13 @@ pub fn unpack_move(board: &Board, bits: u16) -> Option<Move> {
     let from = Square::index((bits & 63) as usize);
     let to = Square::index((bits >> 6 & 63) as usize);
     let kind = bits >> 14;
-    let promotion = (kind == 3).then(|| Piece::index(Piece::Knight as usize + (bits >> 12 & 3) as usize));
-    let mv = Move { from, to, promotion };
+    let promotion =
+        (kind == 3).then(|| Piece::index(Piece::Knight as usize + (bits >> 12 & 3) as usize));
+    let mv = Move {
+        from,
+        to,
+        promotion,
+    };
     (board.is_legal(mv) && pack_move(board, mv) == bits).then_some(mv)
 }
 
@@ -214,8 +242,14 @@ pub fn read_game(bytes: &[u8], offset: usize) -> Result<(Game, usize), FormatErr
     let header: &[u8; BOARD_BYTES] = bytes
         .get(offset..offset + BOARD_BYTES)
         .and_then(|b| b.try_into().ok())
-        .ok_or_else(|| err(offset, "file ends inside a game's start board (truncated)".into()))?;
-    let (start, wdl) = unpack_board(header).map_err(|e| err(offset, format!("bad start board: {e}")))?;
+        .ok_or_else(|| {
+            err(
+                offset,
+                "file ends inside a game's start board (truncated)".into(),
+            )
+        })?;
+    let (start, wdl) =
+        unpack_board(header).map_err(|e| err(offset, format!("bad start board: {e}")))?;
     let mut board = start.clone();
     let mut moves = Vec::new();
     let mut at = offset + BOARD_BYTES;
@@ -316,8 +350,11 @@ mod tests {
         ]
         .iter()
         .map(|f| f.parse().expect("fen"))
-        .chain([Board::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", true)
-            .expect("960 fen")])
+        .chain([Board::from_fen(
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            true,
+        )
+        .expect("960 fen")])
         .collect()
     }
 

@@ -13,19 +13,11 @@ use format::Game;
 #[derive(clap::Subcommand, Debug)]
 pub enum DataCommand {
     /// Positions, games, results and a score histogram of game files.
-    Stats {
-        files: Vec<PathBuf>,
-    },
+    Stats { files: Vec<PathBuf> },
     /// Game file -> text lines `FEN | score_cp_white | result_white` (training positions only).
-    ToText {
-        input: PathBuf,
-        output: PathBuf,
-    },
+    ToText { input: PathBuf, output: PathBuf },
     /// Text lines (plain or gzip) -> game file, each position stored as a one-position game.
-    FromText {
-        input: PathBuf,
-        output: PathBuf,
-    },
+    FromText { input: PathBuf, output: PathBuf },
 }
 
 /// Everything `data stats` reports about a set of files.
@@ -101,7 +93,10 @@ pub fn run(cmd: DataCommand) -> Result<(), String> {
             println!("files      {}", files.len());
             println!("games      {}", st.games);
             println!("moves      {}", st.moves);
-            println!("positions  {} (training: not in check, quiet best move, no mate score)", st.positions);
+            println!(
+                "positions  {} (training: not in check, quiet best move, no mate score)",
+                st.positions
+            );
             println!(
                 "results    White {} / draw {} / Black {}",
                 st.white_wins, st.draws, st.black_wins
@@ -114,7 +109,10 @@ pub fn run(cmd: DataCommand) -> Result<(), String> {
             println!("scores (White's view, cp):");
             for ((_, label), n) in BANDS.iter().zip(st.histogram) {
                 let share = n as f64 / st.positions.max(1) as f64;
-                println!("  {label:>12} {n:>10}  {}", "#".repeat((share * 60.0).round() as usize));
+                println!(
+                    "  {label:>12} {n:>10}  {}",
+                    "#".repeat((share * 60.0).round() as usize)
+                );
             }
             for e in &st.errors {
                 eprintln!("error: {e}");
@@ -122,33 +120,52 @@ pub fn run(cmd: DataCommand) -> Result<(), String> {
             if st.errors.is_empty() {
                 Ok(())
             } else {
-                Err(format!("{} file(s) not whole (the games before each error were counted)", st.errors.len()))
+                Err(format!(
+                    "{} file(s) not whole (the games before each error were counted)",
+                    st.errors.len()
+                ))
             }
         }
         DataCommand::ToText { input, output } => {
             let bytes = std::fs::read(&input).map_err(|e| format!("{}: {e}", input.display()))?;
             let (games, error) = format::read_games(&bytes);
-            let file = std::fs::File::create(&output).map_err(|e| format!("{}: {e}", output.display()))?;
+            let file =
+                std::fs::File::create(&output).map_err(|e| format!("{}: {e}", output.display()))?;
             let mut out = std::io::BufWriter::new(file);
             let mut n = 0u64;
             for g in &games {
                 for s in format::samples(g) {
-                    writeln!(out, "{} | {} | {:.1}", s.board, s.score_white, s.result_white)
-                        .map_err(|e| format!("{}: {e}", output.display()))?;
+                    writeln!(
+                        out,
+                        "{} | {} | {:.1}",
+                        s.board, s.score_white, s.result_white
+                    )
+                    .map_err(|e| format!("{}: {e}", output.display()))?;
                     n += 1;
                 }
             }
-            out.flush().map_err(|e| format!("{}: {e}", output.display()))?;
-            println!("{n} positions from {} games -> {}", games.len(), output.display());
+            out.flush()
+                .map_err(|e| format!("{}: {e}", output.display()))?;
+            println!(
+                "{n} positions from {} games -> {}",
+                games.len(),
+                output.display()
+            );
             match error {
-                Some(e) => Err(format!("{}: {e} (the games before it were converted)", input.display())),
+                Some(e) => Err(format!(
+                    "{}: {e} (the games before it were converted)",
+                    input.display()
+                )),
                 None => Ok(()),
             }
         }
         DataCommand::FromText { input, output } => {
-            let file = std::fs::File::open(&input).map_err(|e| format!("{}: {e}", input.display()))?;
+            let file =
+                std::fs::File::open(&input).map_err(|e| format!("{}: {e}", input.display()))?;
             let reader: Box<dyn BufRead> = if input.extension().is_some_and(|e| e == "gz") {
-                Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(file)))
+                Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(
+                    file,
+                )))
             } else {
                 Box::new(std::io::BufReader::new(file))
             };
@@ -166,7 +183,10 @@ pub fn run(cmd: DataCommand) -> Result<(), String> {
                 }
             }
             std::fs::write(&output, &buf).map_err(|e| format!("{}: {e}", output.display()))?;
-            println!("{n} positions ({bad} bad lines skipped) -> {}", output.display());
+            println!(
+                "{n} positions ({bad} bad lines skipped) -> {}",
+                output.display()
+            );
             Ok(())
         }
     }
@@ -192,10 +212,14 @@ fn parse_text_line(line: &str) -> Option<Game> {
     let quiet = |m: &&cozy_chess::Move| {
         m.promotion.is_none()
             && !them.has(m.to)
-            && !(board.piece_on(m.from) == Some(cozy_chess::Piece::Pawn) && m.from.file() != m.to.file())
+            && !(board.piece_on(m.from) == Some(cozy_chess::Piece::Pawn)
+                && m.from.file() != m.to.file())
     };
     let mv = *moves.iter().find(quiet).or(moves.first())?;
-    let score = cp.round().clamp(-(format::MATE_SCORE as f32) + 1.0, format::MATE_SCORE as f32 - 1.0) as i16;
+    let score = cp.round().clamp(
+        -(format::MATE_SCORE as f32) + 1.0,
+        format::MATE_SCORE as f32 - 1.0,
+    ) as i16;
     Some(Game {
         start: board,
         moves: vec![(mv, score)],

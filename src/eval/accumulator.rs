@@ -163,12 +163,20 @@ impl AccStack {
                     continue;
                 }
                 for sq in a & !b {
-                    delta[0].add.push(piece_index(Color::White, color, piece, sq));
-                    delta[1].add.push(piece_index(Color::Black, color, piece, sq));
+                    delta[0]
+                        .add
+                        .push(piece_index(Color::White, color, piece, sq));
+                    delta[1]
+                        .add
+                        .push(piece_index(Color::Black, color, piece, sq));
                 }
                 for sq in b & !a {
-                    delta[0].sub.push(piece_index(Color::White, color, piece, sq));
-                    delta[1].sub.push(piece_index(Color::Black, color, piece, sq));
+                    delta[0]
+                        .sub
+                        .push(piece_index(Color::White, color, piece, sq));
+                    delta[1]
+                        .sub
+                        .push(piece_index(Color::Black, color, piece, sq));
                 }
             }
         }

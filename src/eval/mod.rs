@@ -132,7 +132,11 @@ impl Evaluator {
     /// An evaluator running a given kernel version (tests compare them). Falls back to
     /// the portable kernels when the CPU lacks `path`.
     pub fn with_path(net: Arc<Network>, path: Path) -> Self {
-        let path = if path.available() { path } else { Path::Portable };
+        let path = if path.available() {
+            path
+        } else {
+            Path::Portable
+        };
         let h = net.q.hidden;
         Evaluator {
             pst: false,

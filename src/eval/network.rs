@@ -65,16 +65,24 @@ pub fn choose_shifts(
         worst = worst.max(bound);
     }
     let largest_shift = |max: f32, limit: f32, least: u32, most: u32| {
-        (least..=most).rev().find(|&s| max * (1u64 << s) as f32 <= limit)
+        (least..=most)
+            .rev()
+            .find(|&s| max * (1u64 << s) as f32 <= limit)
     };
-    let acc = largest_shift(worst * ACT as f32, 32_000.0, 0, 3)
-        .ok_or("feature-transformer weights too large for the i16 accumulator (train with clipping)")?;
+    let acc = largest_shift(worst * ACT as f32, 32_000.0, 0, 3).ok_or(
+        "feature-transformer weights too large for the i16 accumulator (train with clipping)",
+    )?;
     let max_abs = |it: &mut dyn Iterator<Item = &f32>| it.fold(1e-9f32, |m, w| m.max(w.abs()));
     // One shift per output row: rows with small weights keep more of their precision.
     let mut l1 = [0u32; L1];
     for (shift, row) in l1.iter_mut().zip(l1w) {
-        *shift = largest_shift(max_abs(&mut row.iter()), L1_WEIGHT_MAX as f32 + 0.49, HEAD_SHIFT, 12)
-            .ok_or("l1 weights too large for i8 (train with clipping)")?;
+        *shift = largest_shift(
+            max_abs(&mut row.iter()),
+            L1_WEIGHT_MAX as f32 + 0.49,
+            HEAD_SHIFT,
+            12,
+        )
+        .ok_or("l1 weights too large for i8 (train with clipping)")?;
     }
     let l2 = largest_shift(max_abs(&mut l2w.iter().flatten()), 32_000.0, 0, 12)
         .ok_or("l2 weights too large for i16")?;
@@ -365,11 +373,15 @@ impl Network {
             }
         }
         let l2_round = (1i32 << shifts.l2) >> 1;
-        let l2_b = std::array::from_fn(|o| (l2b[o] * HEAD_ACT as f32 * s2).round() as i32 + l2_round);
+        let l2_b =
+            std::array::from_fn(|o| (l2b[o] * HEAD_ACT as f32 * s2).round() as i32 + l2_round);
         let so = (1i64 << shifts.out) as f64;
         let out_w = std::array::from_fn(|i| (ow[0][i] as f64 * so).round() as i32);
         let out_b = (ob[0] as f64 * HEAD_ACT as f64 * so).round() as i64;
-        let l2_bound = l2_b.iter().map(|b| b.unsigned_abs() as f64).fold(0.0, f64::max)
+        let l2_bound = l2_b
+            .iter()
+            .map(|b| b.unsigned_abs() as f64)
+            .fold(0.0, f64::max)
             + (L1 as f64) * HEAD_ACT as f64 * 32_000.0;
         if l2_bound > i32::MAX as f64 {
             return Err("l2 biases too large for the i32 kernel".into());
@@ -449,13 +461,26 @@ impl Quantised {
     /// the clamped halfmove clock; `scratch` comes from [`Self::scratch`]. All integer
     /// until the final division, so `path` does not change the result.
     #[inline]
-    pub fn forward(&self, path: Path, us: &[i16], them: &[i16], hmc: usize, scratch: &mut Scratch) -> f32 {
+    pub fn forward(
+        &self,
+        path: Path,
+        us: &[i16],
+        them: &[i16],
+        hmc: usize,
+        scratch: &mut Scratch,
+    ) -> f32 {
         let Scratch { x, groups } = scratch;
         let h = self.hidden;
         let (xs, xo) = x.split_at_mut(h);
         let shift = self.shifts.acc;
         simd::activate(path, us, &self.tab_stm[hmc * h..(hmc + 1) * h], shift, xs);
-        simd::activate(path, them, &self.tab_other[hmc * h..(hmc + 1) * h], shift, xo);
+        simd::activate(
+            path,
+            them,
+            &self.tab_other[hmc * h..(hmc + 1) * h],
+            shift,
+            xo,
+        );
         let mut s1 = [0i32; L1];
         simd::l1_sparse(path, x, &self.l1_w, &self.l1_b, groups, &mut s1);
         let l1 = &self.shifts.l1;

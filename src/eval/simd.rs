@@ -186,7 +186,10 @@ unsafe fn acc_update_avx2(w: &[i16], src: &[i16], dst: &mut [i16], add: &[u16], 
 #[inline]
 pub fn activate(path: Path, acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
     let h = acc.len();
-    assert!(tab.len() == h && out.len() == h && shift < 16, "activation sizes");
+    assert!(
+        tab.len() == h && out.len() == h && shift < 16,
+        "activation sizes"
+    );
     match path.for_width(h) {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: AVX2 present and h % 32 == 0 (`for_width`); lengths checked above.
@@ -269,8 +272,14 @@ pub fn l1_sparse(
     out: &mut [i32; OUT],
 ) {
     let grouped = &w.grouped;
-    assert!(x.len().is_multiple_of(4) && grouped.len() == x.len() * OUT, "l1 sizes");
-    assert!(w.by_input.len() == grouped.len(), "l1 layouts differ in size");
+    assert!(
+        x.len().is_multiple_of(4) && grouped.len() == x.len() * OUT,
+        "l1 sizes"
+    );
+    assert!(
+        w.by_input.len() == grouped.len(),
+        "l1 layouts differ in size"
+    );
     assert!(groups.len() >= x.len() / 4 + 8, "group list too short");
     match path.for_width(x.len()) {
         #[cfg(target_arch = "x86_64")]
@@ -351,7 +360,13 @@ unsafe fn nonzero_groups_avx2(x: &[u8], out: &mut [u16]) -> usize {
 /// consecutive groups do not wait on each other).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn l1_groups_avx2(x: &[u8], w: &[i8], groups: &[u16], bias: &[i32; OUT], out: &mut [i32; OUT]) {
+unsafe fn l1_groups_avx2(
+    x: &[u8],
+    w: &[i8],
+    groups: &[u16],
+    bias: &[i32; OUT],
+    out: &mut [i32; OUT],
+) {
     use std::arch::x86_64::*;
     let ones = _mm256_set1_epi16(1);
     let bp = bias.as_ptr() as *const __m256i;
@@ -394,7 +409,13 @@ unsafe fn l1_groups_avx2(x: &[u8], w: &[i8], groups: &[u16], bias: &[i32; OUT], 
 /// instruction's latency.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512vnni,avx512vl")]
-unsafe fn l1_groups_vnni(x: &[u8], w: &[i8], groups: &[u16], bias: &[i32; OUT], out: &mut [i32; OUT]) {
+unsafe fn l1_groups_vnni(
+    x: &[u8],
+    w: &[i8],
+    groups: &[u16],
+    bias: &[i32; OUT],
+    out: &mut [i32; OUT],
+) {
     use std::arch::x86_64::*;
     let bp = bias.as_ptr() as *const __m256i;
     // SAFETY (whole function): as in `l1_groups_avx2`.
@@ -496,9 +517,13 @@ mod tests {
             let src: Vec<i16> = (0..h).map(|_| rng.gen_range(-5000..5000)).collect();
             let tab: Vec<i16> = (0..h).map(|_| rng.gen_range(-500..500)).collect();
             let (add, sub) = ([3u16, 7, 19], [0u16, 11]);
-            let l1w: Vec<i8> = (0..2 * h * OUT).map(|_| rng.gen_range(-127..=127)).collect();
+            let l1w: Vec<i8> = (0..2 * h * OUT)
+                .map(|_| rng.gen_range(-127..=127))
+                .collect();
             let l1 = L1Weights::new(2 * h, |o, i| l1w[o * 2 * h + i]);
-            let l2w: Vec<i16> = (0..OUT * OUT).map(|_| rng.gen_range(-20000..20000)).collect();
+            let l2w: Vec<i16> = (0..OUT * OUT)
+                .map(|_| rng.gen_range(-20000..20000))
+                .collect();
             let bias: [i32; OUT] = std::array::from_fn(|_| rng.gen_range(-99999..99999));
             let mut results = Vec::new();
             for p in Path::all_available() {
@@ -524,13 +549,21 @@ mod tests {
                 let col = |f: usize| w[f * h + i] as i32;
                 let want = src[i] as i32 + col(3) + col(7) + col(19) - col(0) - col(11);
                 assert_eq!(dst[i] as i32, want);
-                assert_eq!(x[h + i] as i32, ((src[i] as i32 + tab[i] as i32) >> 3).clamp(0, 127));
+                assert_eq!(
+                    x[h + i] as i32,
+                    ((src[i] as i32 + tab[i] as i32) >> 3).clamp(0, 127)
+                );
             }
             let zeros = x.iter().filter(|&&v| v == 0).count();
-            assert!(zeros > 0 && zeros < 2 * h, "test inputs should be partly zero");
+            assert!(
+                zeros > 0 && zeros < 2 * h,
+                "test inputs should be partly zero"
+            );
             for o in [0, 31] {
                 let want: i32 = bias[o]
-                    + (0..2 * h).map(|i| x[i] as i32 * l1w[o * 2 * h + i] as i32).sum::<i32>();
+                    + (0..2 * h)
+                        .map(|i| x[i] as i32 * l1w[o * 2 * h + i] as i32)
+                        .sum::<i32>();
                 assert_eq!(s1[o], want);
             }
         }

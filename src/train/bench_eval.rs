@@ -106,7 +106,15 @@ pub fn run(args: &TrainArgs) -> Result<(), String> {
                 }
             }
         });
-        println!("kernels: {}{}", path.name(), if path == Path::best() { " (used by the engine)" } else { "" });
+        println!(
+            "kernels: {}{}",
+            path.name(),
+            if path == Path::best() {
+                " (used by the engine)"
+            } else {
+                ""
+            }
+        );
         show("  push+evaluate+pop:", total);
         show("  push+pop (not evaluated):", push);
         show("  evaluate (head only):", eval);

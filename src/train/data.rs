@@ -125,7 +125,9 @@ impl Dataset {
         let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
         let (games, error) = crate::data::format::read_games(&bytes);
         if let Some(e) = error {
-            return Err(format!("'{path}' is damaged {e}; check it with `rookery data stats`"));
+            return Err(format!(
+                "'{path}' is damaged {e}; check it with `rookery data stats`"
+            ));
         }
         for game in &games {
             for s in crate::data::format::samples(game) {

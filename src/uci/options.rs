@@ -171,8 +171,15 @@ pub fn readme_table() -> String {
             }
             Kind::Text { default } => ("string".to_string(), default.to_string()),
         };
-        let default = if default.is_empty() { String::new() } else { format!(" {default}") };
-        out.push_str(&format!("| `{}` | {kind} |{default} | {} |\n", o.name, o.help));
+        let default = if default.is_empty() {
+            String::new()
+        } else {
+            format!(" {default}")
+        };
+        out.push_str(&format!(
+            "| `{}` | {kind} |{default} | {} |\n",
+            o.name, o.help
+        ));
     }
     out
 }

@@ -49,8 +49,7 @@ impl SearchThread<'_> {
         };
         let tt_move = tt_entry.and_then(|e| e.mv);
         if let Some(e) = tt_entry {
-            if !pv_node && e.depth >= depth && e.bound.cuts_off(e.score, alpha, beta)
-            {
+            if !pv_node && e.depth >= depth && e.bound.cuts_off(e.score, alpha, beta) {
                 return e.score;
             }
         }
