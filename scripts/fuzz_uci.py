@@ -100,14 +100,15 @@ class EngineProc:
             except queue.Empty:
                 return lines
 
-    def wait_for(self, prefix: str, timeout: float) -> list[str]:
-        """Lines up to and including the first starting with `prefix`."""
+    def read_until(self, done, timeout: float, what: str) -> list[str]:
+        """Lines up to and including the first for which `done(line)` holds; a hang or a
+        crash before it is a Failure."""
         got = []
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise Failure("hang: no '%s' within %.0f s" % (prefix, timeout))
+                raise Failure("hang: no %s within %.0f s" % (what, timeout))
             try:
                 line = self.out.get(timeout=min(left, 0.5))
             except queue.Empty:
@@ -115,8 +116,12 @@ class EngineProc:
                     raise Failure("crash: exit code %s" % self.proc.poll())
                 continue
             got.append(line)
-            if line.startswith(prefix):
+            if done(line):
                 return got
+
+    def wait_for(self, prefix: str, timeout: float) -> list[str]:
+        """Lines up to and including the first starting with `prefix`."""
+        return self.read_until(lambda line: line.startswith(prefix), timeout, "'%s'" % prefix)
 
     def sync(self, n: int, timeout: float) -> list[str]:
         """`isready` plus a unique unknown command: its error line marks the point where
@@ -124,23 +129,10 @@ class EngineProc:
         include a `readyok`."""
         token = "fuzzsync%d" % n
         self.send(("isready\n%s\n" % token).encode())
-        got = []
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise Failure("hang: no answer to isready within %.0f s" % timeout)
-            try:
-                line = self.out.get(timeout=min(left, 0.5))
-            except queue.Empty:
-                if not self.alive():
-                    raise Failure("crash: exit code %s" % self.proc.poll())
-                continue
-            got.append(line)
-            if token in line:
-                if not any(l == "readyok" for l in got):
-                    raise Failure("no readyok before the sync marker")
-                return got
+        got = self.read_until(lambda line: token in line, timeout, "answer to isready")
+        if "readyok" not in got:
+            raise Failure("no readyok before the sync marker")
+        return got
 
     def close(self):
         try:
