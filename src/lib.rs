@@ -3,6 +3,7 @@
 //! Layers, lowest first (each uses only the ones above it in this list):
 //! - `chess`: board helpers on top of cozy-chess (move notation, positions with history).
 //! - `eval`: static evaluation behind one interface (`Evaluator`).
+//! - `tablebase`: Syzygy endgame tables (win/draw/loss and distance-to-zero probes).
 //! - `search`: transposition table, move ordering, time management, the alpha-beta search.
 //! - `book`: Polyglot opening book (keys, reader, compiler).
 //! - `perft`, `bench`, `train`: tools built on the layers above.
@@ -15,6 +16,7 @@ pub mod data;
 pub mod eval;
 pub mod perft;
 pub mod search;
+pub mod tablebase;
 pub mod train;
 pub mod uci;
 

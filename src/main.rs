@@ -33,6 +33,8 @@ enum Command {
     /// Statistics and conversion of training data files.
     #[command(subcommand)]
     Data(rookery::data::DataCommand),
+    /// Probe Syzygy tables for FENs read from stdin ("wdl dtz best-move" per line).
+    Tb(rookery::tablebase::ProbeArgs),
 }
 
 fn main() {
@@ -49,6 +51,7 @@ fn main() {
         Some(Command::Book(cmd)) => rookery::book::cli::run(cmd),
         Some(Command::Datagen(args)) => rookery::data::datagen::run(&args).map(|_| ()),
         Some(Command::Data(cmd)) => rookery::data::run(cmd),
+        Some(Command::Tb(args)) => rookery::tablebase::run_cli(&args),
     };
     if let Err(message) = result {
         eprintln!("error: {message}");

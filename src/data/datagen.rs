@@ -27,7 +27,7 @@ use rand::SeedableRng;
 
 use super::format::{self, Game, MATE_SCORE};
 use crate::chess::{insufficient_material, legal_moves, sign, Position};
-use crate::search::{SearchLimits, SearchOptions, Searcher, Silent, MATE_BOUND};
+use crate::search::{SearchLimits, SearchOptions, Searcher, Silent, DECISIVE};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct DatagenArgs {
@@ -159,7 +159,7 @@ pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> Gam
         let (best, score) = search(searcher, &pos, args.nodes);
         let mv = best.unwrap_or(legal[0]);
         let white = score * sign(board.side_to_move());
-        let stored = if white.abs() >= MATE_BOUND {
+        let stored = if white.abs() >= DECISIVE {
             (MATE_SCORE as i32 + 1000) * white.signum()
         } else {
             white.clamp(-(MATE_SCORE as i32) + 1, MATE_SCORE as i32 - 1)

@@ -27,6 +27,12 @@ pub const MAX_PLY: usize = 128;
 pub const MATE: i32 = 32_000;
 /// Scores at or beyond this magnitude are mates (in at most MAX_PLY plies).
 pub const MATE_BOUND: i32 = MATE - 2 * MAX_PLY as i32;
+/// A tablebase win at the root; one found `ply` plies down scores `TB_WIN - ply`, below
+/// every mate and above every evaluation.
+pub const TB_WIN: i32 = MATE_BOUND - 1;
+/// Scores at or beyond this magnitude are proven results (a mate or a tablebase win):
+/// stored relative to the node in the table, never pruned on as if they were estimates.
+pub const DECISIVE: i32 = TB_WIN - MAX_PLY as i32;
 pub const INFINITY: i32 = MATE + 1;
 
 /// Flags the UCI thread uses to steer a running search.
@@ -50,6 +56,8 @@ pub struct SearchInfo<'a> {
     pub nodes: u64,
     pub time_ms: u64,
     pub hashfull: usize,
+    /// Tablebase probes that gave a result (root probe included).
+    pub tbhits: u64,
     pub pv: &'a [Move],
 }
 
@@ -69,6 +77,7 @@ impl Reporter for Silent {
 pub struct SearchOptions {
     pub multipv: usize,
     pub move_overhead: u64,
+    pub tablebases: TablebaseOptions,
 }
 
 impl Default for SearchOptions {
@@ -76,6 +85,29 @@ impl Default for SearchOptions {
         SearchOptions {
             multipv: params::DEFAULT_MULTIPV,
             move_overhead: params::DEFAULT_MOVE_OVERHEAD_MS,
+            tablebases: TablebaseOptions::default(),
+        }
+    }
+}
+
+/// How the search uses the Syzygy tables loaded with [`crate::tablebase::load`].
+#[derive(Clone, Debug)]
+pub struct TablebaseOptions {
+    /// Positions with as many pieces as the largest table are probed only at this depth
+    /// or more (smaller ones always): probes cost a file read when not cached.
+    pub probe_depth: i32,
+    /// Probe positions with at most this many pieces (and no more than the tables hold).
+    pub probe_limit: u32,
+    /// Treat wins that the fifty-move rule turns into draws as draws.
+    pub rule50: bool,
+}
+
+impl Default for TablebaseOptions {
+    fn default() -> Self {
+        TablebaseOptions {
+            probe_depth: params::DEFAULT_SYZYGY_PROBE_DEPTH,
+            probe_limit: params::DEFAULT_SYZYGY_PROBE_LIMIT,
+            rule50: true,
         }
     }
 }
@@ -87,6 +119,7 @@ pub struct SearchResult {
     pub score: i32,
     pub depth: i32,
     pub nodes: u64,
+    pub tbhits: u64,
 }
 
 /// State that lives across searches: the table and each thread's move-ordering history.
@@ -148,6 +181,29 @@ impl Searcher {
             wait_for_release(&control, limits);
             return SearchResult::default();
         }
+        // In the tables: search only the moves that keep the best result (and, when
+        // winning, convert fastest), and report the tables' verdict.
+        let mut root_tb = None;
+        let mut tbhits = 0;
+        if tablebase_allowed(&pos.board, &options.tablebases) {
+            if let Some((wdl, _, moves)) = crate::tablebase::probe_root(&pos.board) {
+                let keep = crate::tablebase::best_root_moves(&moves, options.tablebases.rule50);
+                let restricted: Vec<Move> = root_moves
+                    .iter()
+                    .copied()
+                    .filter(|m| keep.contains(m))
+                    .collect();
+                if !restricted.is_empty() {
+                    root_moves = restricted;
+                    root_tb = Some(if options.tablebases.rule50 {
+                        wdl
+                    } else {
+                        wdl.in_game(false)
+                    });
+                    tbhits = moves.len() as u64;
+                }
+            }
+        }
         self.tt.new_search();
         let time = TimeManager::new(limits, pos.board.side_to_move(), options.move_overhead);
         let node_counters: Vec<AtomicU64> = (0..self.histories.len())
@@ -161,6 +217,9 @@ impl Searcher {
             nodes: &node_counters,
             multipv: options.multipv.clamp(1, root_moves.len()),
             root_moves: &root_moves,
+            tb: alphabeta::TablebaseLimits::new(&options.tablebases),
+            tb_hits: AtomicU64::new(tbhits),
+            root_tb,
         };
         let mut histories = self.histories.iter_mut();
         let main_history = histories.next().expect("at least one thread");
@@ -205,6 +264,7 @@ impl Searcher {
             score: best.score,
             depth: best.depth,
             nodes,
+            tbhits: shared.tb_hits.load(Ordering::Relaxed),
         }
     }
 
@@ -217,6 +277,12 @@ impl Searcher {
     }
 }
 
+/// Whether tables are loaded that cover `board` within the probe limit.
+fn tablebase_allowed(board: &cozy_chess::Board, options: &TablebaseOptions) -> bool {
+    let pieces = board.occupied().len();
+    pieces <= options.probe_limit && crate::tablebase::covers(board)
+}
+
 /// In `go infinite` and `go ponder`, `bestmove` may only be sent after `stop`/`ponderhit`.
 fn wait_for_release(control: &SearchControl, limits: &SearchLimits) {
     while !control.stop.load(Ordering::SeqCst)
@@ -226,12 +292,16 @@ fn wait_for_release(control: &SearchControl, limits: &SearchLimits) {
     }
 }
 
-/// UCI score text: `cp N` or `mate N` (moves, negative when being mated).
+/// UCI score text: `cp N` or `mate N` (moves, negative when being mated). Tablebase
+/// wins show as `cp 20000` less the plies to the table position, as Stockfish shows them.
 pub fn score_to_uci(score: i32) -> String {
     if score >= MATE_BOUND {
         format!("mate {}", (MATE - score + 1) / 2)
     } else if score <= -MATE_BOUND {
         format!("mate -{}", (MATE + score) / 2)
+    } else if score.abs() >= DECISIVE {
+        let ply = TB_WIN - score.abs();
+        format!("cp {}", score.signum() * (20_000 - ply))
     } else {
         format!("cp {score}")
     }

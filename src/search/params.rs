@@ -80,3 +80,8 @@ pub const DEFAULT_HASH_MB: usize = 16;
 pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 30;
 /// Principal variations reported.
 pub const DEFAULT_MULTIPV: usize = 1;
+
+/// Syzygy probing: the least depth at which positions with as many pieces as the largest
+/// table are probed, and the most pieces probed at all (7 = every Syzygy table there is).
+pub const DEFAULT_SYZYGY_PROBE_DEPTH: i32 = 1;
+pub const DEFAULT_SYZYGY_PROBE_LIMIT: u32 = 7;

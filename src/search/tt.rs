@@ -8,7 +8,7 @@
 use cozy_chess::{Move, Piece, Square};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
-use super::{MATE_BOUND, MAX_PLY};
+use super::{DECISIVE, MAX_PLY};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
@@ -98,12 +98,12 @@ pub fn unpack_move(bits: u64) -> Option<Move> {
     })
 }
 
-/// Mate scores are stored relative to the node, not the root, so they stay right when the
+/// Mate and tablebase scores are stored relative to the node, not the root, so they stay right when the
 /// same position is reached at another ply.
 pub fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= DECISIVE {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -DECISIVE {
         score - ply as i32
     } else {
         score
@@ -111,9 +111,9 @@ pub fn score_to_tt(score: i32, ply: usize) -> i32 {
 }
 
 pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= DECISIVE {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -DECISIVE {
         score + ply as i32
     } else {
         score
@@ -291,5 +291,17 @@ mod tests {
         // it). Probed at ply 0 — the same position as the root of a later search — the
         // mate is 3 plies away instead of 5: two plies sooner, so the score is 2 higher.
         assert_eq!(tt.probe(42, 0).unwrap().score, mate_in_3_from_root + 2);
+    }
+
+    #[test]
+    fn tablebase_scores_are_ply_relative_too() {
+        let tt = TranspositionTable::new(1);
+        // A table win found at ply 7 (7 plies below the root that stored it)…
+        let win = super::super::TB_WIN - 7;
+        tt.store(43, None, win, 0, 5, Bound::Lower, 7);
+        // …is the same table position 3 plies from another root.
+        assert_eq!(tt.probe(43, 3).unwrap().score, super::super::TB_WIN - 3);
+        tt.store(44, None, -win, 0, 5, Bound::Upper, 7);
+        assert_eq!(tt.probe(44, 3).unwrap().score, -(super::super::TB_WIN - 3));
     }
 }

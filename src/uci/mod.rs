@@ -15,7 +15,8 @@ use cozy_chess::{Board, Move};
 use crate::book::{default_book, default_names, Book};
 use crate::chess::{move_to_uci, parse_uci_move, Position, STARTPOS_FEN};
 use crate::search::{
-    score_to_uci, Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchOptions, Searcher,
+    score_to_uci, Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchOptions,
+    Searcher, TablebaseOptions, DECISIVE,
 };
 use command::{Command, PositionBase};
 use options::Value;
@@ -47,6 +48,7 @@ struct Settings {
     own_book: bool,
     book_depth: usize,
     book_temperature: f64,
+    tablebases: TablebaseOptions,
 }
 
 impl Settings {
@@ -63,6 +65,11 @@ impl Settings {
             book_temperature: options::text_default("BookTemperature")
                 .parse()
                 .expect("the declared BookTemperature is a number"),
+            tablebases: TablebaseOptions {
+                probe_depth: options::spin_default("SyzygyProbeDepth") as i32,
+                probe_limit: options::spin_default("SyzygyProbeLimit") as u32,
+                rule50: options::check_default("Syzygy50MoveRule"),
+            },
         }
     }
 }
@@ -106,7 +113,7 @@ impl Reporter for UciReporter {
             _ => "",
         };
         let wdl = if self.show_wdl {
-            let (w, d, l) = if info.score.abs() >= crate::search::MATE_BOUND {
+            let (w, d, l) = if info.score.abs() >= DECISIVE {
                 if info.score > 0 {
                     (1000, 0, 0)
                 } else {
@@ -121,13 +128,14 @@ impl Reporter for UciReporter {
         };
         let nps = info.nodes * 1000 / info.time_ms.max(1);
         send(&format!(
-            "info depth {} seldepth {} multipv {} score {}{bound}{wdl} nodes {} nps {nps} hashfull {} time {} pv {}",
+            "info depth {} seldepth {} multipv {} score {}{bound}{wdl} nodes {} nps {nps} hashfull {} tbhits {} time {} pv {}",
             info.depth,
             info.seldepth,
             info.multipv,
             score_to_uci(info.score),
             info.nodes,
             info.hashfull,
+            info.tbhits,
             info.time_ms,
             format_pv(&self.root, info.pv, self.chess960)
         ));
@@ -302,12 +310,22 @@ impl Engine {
             ("UCI_ShowWDL", Value::Bool(b)) => self.settings.show_wdl = b,
             ("Ponder", _) => {} // the GUI decides when to ponder; nothing to configure
             ("SyzygyPath", Value::Text(path)) => {
-                if !path.is_empty() && path != "<empty>" {
-                    info_string(
-                        "Rookery does not probe Syzygy tablebases yet; SyzygyPath is ignored",
-                    );
+                self.finish_search(true);
+                match crate::tablebase::load(&path) {
+                    Ok((0, _)) => info_string("no tablebases loaded"),
+                    Ok((largest, files)) => info_string(&format!(
+                        "loaded Syzygy tables from {path}: {files} files, up to {largest} pieces"
+                    )),
+                    Err(e) => error(&format!(
+                        "{e}; keeping {}",
+                        crate::tablebase::loaded_path()
+                            .map_or("no tables".to_string(), |p| format!("the tables in {p}"))
+                    )),
                 }
             }
+            ("SyzygyProbeDepth", Value::Int(n)) => self.settings.tablebases.probe_depth = n as i32,
+            ("SyzygyProbeLimit", Value::Int(n)) => self.settings.tablebases.probe_limit = n as u32,
+            ("Syzygy50MoveRule", Value::Bool(b)) => self.settings.tablebases.rule50 = b,
             ("EvalFile", Value::Text(path)) => {
                 self.finish_search(true);
                 match crate::eval::load_eval_file(&path) {
@@ -407,6 +425,7 @@ impl Engine {
         let options = SearchOptions {
             multipv: settings.multipv,
             move_overhead: settings.move_overhead,
+            tablebases: settings.tablebases.clone(),
         };
         let handle = std::thread::Builder::new()
             .name("search".into())

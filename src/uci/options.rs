@@ -20,7 +20,10 @@ pub struct OptionDecl {
     pub help: &'static str,
 }
 
-use crate::search::params::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, DEFAULT_MULTIPV};
+use crate::search::params::{
+    DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, DEFAULT_MULTIPV, DEFAULT_SYZYGY_PROBE_DEPTH,
+    DEFAULT_SYZYGY_PROBE_LIMIT,
+};
 
 pub const OPTIONS: &[OptionDecl] = &[
     OptionDecl {
@@ -85,8 +88,37 @@ pub const OPTIONS: &[OptionDecl] = &[
     OptionDecl {
         name: "SyzygyPath",
         kind: Kind::Text { default: "<empty>" },
-        help: "Declared so lichess-bot can set it; Rookery does not probe tablebases yet and \
-               says so with an `info string` when a path is given.",
+        help: "Folders of Syzygy tables (`.rtbw`/`.rtbz`), separated by `:` (`;` on Windows); \
+               `<empty>` unloads them. The search probes win/draw/loss after captures and pawn \
+               moves and picks root moves by distance to zeroing. A folder that cannot be \
+               read or holds no tables gets an `info string error` and the previous tables stay.",
+    },
+    OptionDecl {
+        name: "SyzygyProbeDepth",
+        kind: Kind::Spin {
+            default: DEFAULT_SYZYGY_PROBE_DEPTH as i64,
+            min: 1,
+            max: 100,
+        },
+        help: "Least remaining depth at which positions with as many pieces as the largest \
+               table are probed (fewer pieces: always). Raise it if probes are slow (tables on \
+               a slow disk).",
+    },
+    OptionDecl {
+        name: "Syzygy50MoveRule",
+        kind: Kind::Check { default: true },
+        help: "Count tablebase wins that the fifty-move rule spoils as draws (turn off for \
+               correspondence rules without it).",
+    },
+    OptionDecl {
+        name: "SyzygyProbeLimit",
+        kind: Kind::Spin {
+            default: DEFAULT_SYZYGY_PROBE_LIMIT as i64,
+            min: 0,
+            max: 7,
+        },
+        help: "Most pieces (kings included) in a position the tables are asked about; 0 turns \
+               probing off.",
     },
     OptionDecl {
         name: "EvalFile",

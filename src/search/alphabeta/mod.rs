@@ -17,10 +17,11 @@ use super::params::*;
 use super::see::{piece_value, see_ge};
 use super::tt::{Bound, TranspositionTable};
 use super::{
-    Reporter, SearchControl, SearchInfo, SearchLimits, TimeManager, INFINITY, MATE, MATE_BOUND,
-    MAX_PLY,
+    Reporter, SearchControl, SearchInfo, SearchLimits, TablebaseOptions, TimeManager, DECISIVE,
+    INFINITY, MATE, MAX_PLY, TB_WIN,
 };
 use crate::chess::{insufficient_material, is_castle, CheckInfo, Position};
+use crate::tablebase::{self, Wdl};
 
 fn us_of(board: &Board) -> cozy_chess::Color {
     board.side_to_move()
@@ -51,8 +52,48 @@ pub struct Shared<'a> {
     /// Nodes searched, one counter per thread (published every few thousand nodes).
     pub nodes: &'a [AtomicU64],
     pub multipv: usize,
-    /// Legal root moves allowed by `searchmoves`.
+    /// Legal root moves allowed by `searchmoves` (and by the tables, at a table root).
     pub root_moves: &'a [Move],
+    pub tb: TablebaseLimits,
+    /// Tablebase probes that found the position, all threads together.
+    pub tb_hits: AtomicU64,
+    /// The tables' result for the root (fifty-move rule applied as the options say),
+    /// when the root is in them.
+    pub root_tb: Option<Wdl>,
+}
+
+/// When the search probes the tables, fixed for one search.
+pub struct TablebaseLimits {
+    /// Most pieces probed: the option's limit or the largest table, whichever is less
+    /// (0: no probing).
+    pub pieces: u32,
+    pub probe_depth: i32,
+    pub rule50: bool,
+}
+
+impl TablebaseLimits {
+    pub fn new(options: &TablebaseOptions) -> Self {
+        TablebaseLimits {
+            pieces: options.probe_limit.min(tablebase::largest()),
+            probe_depth: options.probe_depth,
+            rule50: options.rule50,
+        }
+    }
+}
+
+/// The score and bound a tablebase result gives a node `ply` plies from the root: wins
+/// and losses in the band just short of mate scores (bounds, since a mate may be nearer),
+/// draws exact (± 2 for results the fifty-move rule turns into draws, as Stockfish does).
+pub fn tablebase_score(wdl: Wdl, ply: usize, rule50: bool) -> (i32, Bound) {
+    let draw_band = rule50 as i32;
+    let w = wdl.signed();
+    if w > draw_band {
+        (TB_WIN - ply as i32, Bound::Lower)
+    } else if w < -draw_band {
+        (-TB_WIN + ply as i32, Bound::Upper)
+    } else {
+        (2 * w * draw_band, Bound::Exact)
+    }
 }
 
 impl Shared<'_> {
@@ -185,6 +226,12 @@ impl<'a> SearchThread<'a> {
         pv: &[Move],
     ) {
         let nodes = self.total_nodes() - self.shared.nodes[0].load(Ordering::Relaxed) + self.nodes;
+        // At a table root the tables know the result better than any search that found
+        // no mate.
+        let score = match self.shared.root_tb {
+            Some(wdl) if score.abs() < DECISIVE => tablebase_score(wdl, 0, self.shared.tb.rule50).0,
+            _ => score,
+        };
         reporter.iteration(&SearchInfo {
             depth,
             seldepth: self.seldepth.max(depth as usize),
@@ -194,6 +241,7 @@ impl<'a> SearchThread<'a> {
             nodes,
             time_ms: self.time.elapsed_ms(),
             hashfull: self.shared.tt.hashfull(),
+            tbhits: self.shared.tb_hits.load(Ordering::Relaxed),
             pv,
         });
     }
@@ -253,6 +301,23 @@ impl<'a> SearchThread<'a> {
         (4..=reach)
             .step_by(2)
             .any(|back| self.hashes[n - 1 - back] == current)
+    }
+
+    /// A table result for this node, when the position is in the tables and the probe is
+    /// due: only right after a capture or pawn move (the tables assume a fresh fifty-move
+    /// counter), and at the largest table size only at `probe_depth` or more.
+    fn probe_tablebase(&self, board: &Board, depth: i32, ply: usize) -> Option<(i32, Bound)> {
+        let tb = &self.shared.tb;
+        if tb.pieces == 0 || board.halfmove_clock() != 0 {
+            return None;
+        }
+        let pieces = board.occupied().len();
+        if pieces > tb.pieces || (pieces == tb.pieces && depth < tb.probe_depth) {
+            return None;
+        }
+        let wdl = tablebase::probe_wdl(board)?;
+        self.shared.tb_hits.fetch_add(1, Ordering::Relaxed);
+        Some(tablebase_score(wdl, ply, tb.rule50))
     }
 
     fn push_move(&mut self, before: &Board, mv: Move, after: &Board, ply: usize) {

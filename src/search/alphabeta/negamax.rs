@@ -53,6 +53,33 @@ impl SearchThread<'_> {
                 return e.score;
             }
         }
+        // Tablebases: an exact result ends the node; a bound narrows a PV node's window.
+        let mut tb_floor = -INFINITY;
+        let mut tb_ceiling = INFINITY;
+        if !root && excluded.is_none() {
+            if let Some((score, bound)) = self.probe_tablebase(board, depth, ply) {
+                if bound.cuts_off(score, alpha, beta) {
+                    let eval = if in_check {
+                        0
+                    } else {
+                        self.eval.evaluate(board)
+                    };
+                    let depth = (depth + 6).min(MAX_PLY as i32 - 1);
+                    self.shared
+                        .tt
+                        .store(key, None, score, eval, depth, bound, ply);
+                    return score;
+                }
+                if pv_node {
+                    if bound == Bound::Lower {
+                        tb_floor = score;
+                        alpha = alpha.max(score);
+                    } else {
+                        tb_ceiling = score;
+                    }
+                }
+            }
+        }
 
         let raw_eval = if in_check {
             NO_EVAL
@@ -68,13 +95,13 @@ impl SearchThread<'_> {
             NO_EVAL
         } else {
             (raw_eval + self.history.correction(us_of(board), pawn_key))
-                .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+                .clamp(-DECISIVE + 1, DECISIVE - 1)
         };
         // A TT score is a better estimate than the static eval when its bound allows.
         let eval = match tt_entry {
             Some(e)
                 if !in_check
-                    && e.score.abs() < MATE_BOUND
+                    && e.score.abs() < DECISIVE
                     && e.bound.improves_on(e.score, static_eval) =>
             {
                 e.score
@@ -89,7 +116,7 @@ impl SearchThread<'_> {
         .is_empty();
         if !pv_node && !in_check && excluded.is_none() {
             // Reverse futility pruning.
-            if depth <= RFP_MAX_DEPTH && eval - RFP_MARGIN * depth >= beta && eval < MATE_BOUND {
+            if depth <= RFP_MAX_DEPTH && eval - RFP_MARGIN * depth >= beta && eval < DECISIVE {
                 return eval;
             }
             // Null-move pruning: if passing still fails high, a real move surely would.
@@ -115,7 +142,7 @@ impl SearchThread<'_> {
                         return 0;
                     }
                     if score >= beta {
-                        return if score >= MATE_BOUND { beta } else { score };
+                        return if score >= DECISIVE { beta } else { score };
                     }
                 }
             }
@@ -131,7 +158,7 @@ impl SearchThread<'_> {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
         let original_alpha = alpha;
-        let mut best_score = -INFINITY;
+        let mut best_score = tb_floor;
         let mut best_move = None;
         let mut moves_searched = 0usize;
         let mut quiets_tried: Vec<Move> = Vec::with_capacity(32);
@@ -175,7 +202,7 @@ impl SearchThread<'_> {
                 0
             };
 
-            if !root && best_score > -MATE_BOUND && has_pieces {
+            if !root && best_score > -DECISIVE && has_pieces {
                 if is_quiet {
                     // Late-move and futility pruning spare quiet checks.
                     let lmp_limit = (LMP_BASE + depth * depth) / 2;
@@ -213,7 +240,7 @@ impl SearchThread<'_> {
                     && depth >= SE_MIN_DEPTH
                     && e.depth >= depth - SE_TT_DEPTH_MARGIN
                     && e.bound != Bound::Upper
-                    && e.score.abs() < MATE_BOUND
+                    && e.score.abs() < DECISIVE
                     && ply < MAX_PLY / 2
                 {
                     let s_beta = e.score - SE_MARGIN_PER_DEPTH * depth;
@@ -320,12 +347,14 @@ impl SearchThread<'_> {
             // Every move was excluded (singular verification, MultiPV, searchmoves).
             return alpha;
         }
+        // No line can do better than the tables say (a PV node searched past a loss bound).
+        best_score = best_score.min(tb_ceiling);
         if excluded.is_none() {
             let bound = Bound::of_result(best_score, alpha, original_alpha, beta);
             let best_is_quiet = best_move
                 .is_none_or(|m| captured_piece(board, m).is_none() && m.promotion.is_none());
             let bound_agrees = bound.improves_on(best_score, static_eval);
-            if !in_check && best_is_quiet && bound_agrees && best_score.abs() < MATE_BOUND {
+            if !in_check && best_is_quiet && bound_agrees && best_score.abs() < DECISIVE {
                 self.history
                     .update_correction(us, pawn_key, best_score - static_eval, depth);
             }
@@ -333,7 +362,7 @@ impl SearchThread<'_> {
                 key,
                 best_move,
                 best_score,
-                raw_eval.max(-MATE_BOUND),
+                raw_eval.max(-DECISIVE),
                 depth,
                 bound,
                 ply,

@@ -37,7 +37,7 @@ impl SearchThread<'_> {
                 + self
                     .history
                     .correction(board.side_to_move(), pawn_key(board)))
-            .clamp(-MATE_BOUND + 1, MATE_BOUND - 1);
+            .clamp(-DECISIVE + 1, DECISIVE - 1);
             if e >= beta {
                 return e;
             }
