@@ -9,6 +9,7 @@ pub mod history;
 pub mod movepick;
 pub mod params;
 pub mod see;
+pub mod strength;
 pub mod time;
 pub mod tt;
 
@@ -18,7 +19,8 @@ use std::sync::Arc;
 use cozy_chess::Move;
 
 use crate::chess::{legal_moves, Position};
-use alphabeta::{RootLine, SearchThread};
+pub use alphabeta::RootLine;
+use alphabeta::SearchThread;
 use history::History;
 pub use time::{SearchLimits, TimeManager};
 pub use tt::{Bound, TranspositionTable};
@@ -120,6 +122,8 @@ pub struct SearchResult {
     pub depth: i32,
     pub nodes: u64,
     pub tbhits: u64,
+    /// Every MultiPV line of the last completed iteration, best first.
+    pub lines: Vec<RootLine>,
 }
 
 /// State that lives across searches: the table and each thread's move-ordering history.
@@ -258,13 +262,15 @@ impl Searcher {
             .get(1)
             .copied()
             .or_else(|| self.ponder_from_tt(pos, best_move));
+        let (score, depth) = (best.score, best.depth);
         SearchResult {
             best_move,
             ponder_move,
-            score: best.score,
-            depth: best.depth,
+            score,
+            depth,
             nodes,
             tbhits: shared.tb_hits.load(Ordering::Relaxed),
+            lines,
         }
     }
 

@@ -94,6 +94,15 @@ impl TimeManager {
         (Some(soft), Some(hard))
     }
 
+    /// The soft budget in milliseconds for a move played on a clock (`wtime`/`btime`), the
+    /// time the engine would normally plan to spend; `None` for other limits.
+    pub fn clock_budget_ms(limits: &SearchLimits, us: Color, move_overhead: u64) -> Option<u64> {
+        if limits.movetime.is_some() || limits.infinite {
+            return None;
+        }
+        Self::budget(limits, us, move_overhead).0
+    }
+
     /// `ponderhit`: our clock starts running now. The time already spent pondering still
     /// counts toward the soft limit (it was thinking about this very position), so a long
     /// ponder lets us move at once and bank the clock, as Stockfish does.

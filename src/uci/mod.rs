@@ -14,9 +14,10 @@ use cozy_chess::{Board, Move};
 
 use crate::book::{default_book, default_names, Book};
 use crate::chess::{move_to_uci, parse_uci_move, Position, STARTPOS_FEN};
+use crate::search::strength::{Candidate, Situation, Strength, FULL_STRENGTH_ELO};
 use crate::search::{
     score_to_uci, Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchOptions,
-    Searcher, TablebaseOptions, DECISIVE,
+    SearchResult, Searcher, TablebaseOptions, TimeManager, DECISIVE,
 };
 use command::{Command, PositionBase};
 use options::Value;
@@ -49,6 +50,11 @@ struct Settings {
     book_depth: usize,
     book_temperature: f64,
     tablebases: TablebaseOptions,
+    limit_strength: bool,
+    elo: i32,
+    skill_level: i32,
+    human_timing: bool,
+    seed: u64,
 }
 
 impl Settings {
@@ -70,6 +76,20 @@ impl Settings {
                 probe_limit: options::spin_default("SyzygyProbeLimit") as u32,
                 rule50: options::check_default("Syzygy50MoveRule"),
             },
+            limit_strength: options::check_default("UCI_LimitStrength"),
+            elo: options::spin_default("UCI_Elo") as i32,
+            skill_level: options::spin_default("Skill Level") as i32,
+            human_timing: options::check_default("Human Timing"),
+            seed: options::spin_default("Seed") as u64,
+        }
+    }
+
+    /// The strength limit in force: `UCI_Elo` under `UCI_LimitStrength`, else `Skill Level`.
+    fn strength(&self) -> Option<Strength> {
+        if self.limit_strength {
+            Strength::from_elo(self.elo)
+        } else {
+            Strength::from_skill(self.skill_level)
         }
     }
 }
@@ -79,6 +99,8 @@ struct UciReporter {
     root: Board,
     chess960: bool,
     show_wdl: bool,
+    /// The best move of the first iteration (what catches the eye), for the strength limit.
+    first_best: std::sync::Mutex<Option<Move>>,
 }
 
 /// Win/draw/loss per mille for a centipawn score, from a simple logistic model.
@@ -107,6 +129,11 @@ pub fn format_pv(root: &Board, pv: &[Move], chess960: bool) -> String {
 
 impl Reporter for UciReporter {
     fn iteration(&self, info: &SearchInfo) {
+        if info.depth == 1 && info.multipv == 1 && info.bound.is_none() {
+            if let Ok(mut first) = self.first_best.lock() {
+                *first = info.pv.first().copied();
+            }
+        }
         let bound = match info.bound {
             Some(Bound::Lower) => " lowerbound",
             Some(Bound::Upper) => " upperbound",
@@ -157,6 +184,8 @@ struct Engine {
     /// The `bestmove` line of a book reply to `go ponder`, held until `ponderhit` or
     /// `stop` (UCI forbids answering a ponder search before either).
     pending_book_reply: Option<String>,
+    /// Seeds the strength limit's choices this game (`Seed`, or random per game when 0).
+    game_seed: u64,
 }
 
 impl Engine {
@@ -175,7 +204,17 @@ impl Engine {
             running_unbounded: false,
             control,
             hash_mb,
+            game_seed: rand::random(),
         }
+    }
+
+    /// The seed of this game's strength-limited choices.
+    fn new_game_seed(&mut self) {
+        self.game_seed = if self.settings.seed == 0 {
+            rand::random()
+        } else {
+            self.settings.seed
+        };
     }
 
     /// Waits for a running search to end (after telling it to stop) and takes the
@@ -224,6 +263,7 @@ impl Engine {
             Command::UciNewGame => {
                 self.searcher().clear();
                 self.position = Position::default();
+                self.new_game_seed();
             }
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::Position { base, moves } => {
@@ -323,6 +363,27 @@ impl Engine {
                     )),
                 }
             }
+            ("UCI_LimitStrength", Value::Bool(b)) => {
+                self.settings.limit_strength = b;
+                self.announce_strength();
+            }
+            ("UCI_Elo", Value::Int(n)) => {
+                self.settings.elo = n as i32;
+                if self.settings.limit_strength {
+                    self.announce_strength();
+                }
+            }
+            ("Skill Level", Value::Int(n)) => {
+                self.settings.skill_level = n as i32;
+                if !self.settings.limit_strength {
+                    self.announce_strength();
+                }
+            }
+            ("Human Timing", Value::Bool(b)) => self.settings.human_timing = b,
+            ("Seed", Value::Int(n)) => {
+                self.settings.seed = n as u64;
+                self.new_game_seed();
+            }
             ("SyzygyProbeDepth", Value::Int(n)) => self.settings.tablebases.probe_depth = n as i32,
             ("SyzygyProbeLimit", Value::Int(n)) => self.settings.tablebases.probe_limit = n as u32,
             ("Syzygy50MoveRule", Value::Bool(b)) => self.settings.tablebases.rule50 = b,
@@ -363,6 +424,24 @@ impl Engine {
                 }
             }
             (other, v) => error(&format!("unhandled option {other} = {v:?}")),
+        }
+    }
+
+    /// Says what level is in force after a strength option changes.
+    fn announce_strength(&self) {
+        match self.settings.strength() {
+            Some(s) => info_string(&format!(
+                "playing at about {} Elo: {} nodes per move, choosing among {} moves",
+                s.elo,
+                s.nodes(),
+                s.candidates()
+            )),
+            None if self.settings.limit_strength => info_string(&format!(
+                "UCI_Elo {} is at or above Rookery's full strength (~{FULL_STRENGTH_ELO}): \
+                 playing at full strength",
+                self.settings.elo
+            )),
+            None => info_string("playing at full strength"),
         }
     }
 
@@ -417,21 +496,44 @@ impl Engine {
             .store(limits.ponder, Ordering::SeqCst);
         let position = self.position.clone();
         let settings = self.settings.clone();
+        let strength = settings.strength();
+        let mut multipv = settings.multipv;
+        if let Some(s) = strength {
+            limits.nodes = Some(limits.nodes.map_or(s.nodes(), |n| n.min(s.nodes())));
+            multipv = multipv.max(s.candidates());
+        }
         let reporter = UciReporter {
             root: board.clone(),
             chess960: settings.chess960,
             show_wdl: settings.show_wdl,
+            first_best: std::sync::Mutex::new(None),
         };
         let options = SearchOptions {
-            multipv: settings.multipv,
+            multipv,
             move_overhead: settings.move_overhead,
             tablebases: settings.tablebases.clone(),
         };
+        let seed = self.game_seed ^ board.hash().rotate_left(17) ^ position.game_ply() as u64;
+        let control = Arc::clone(&self.control);
         let handle = std::thread::Builder::new()
             .name("search".into())
             .stack_size(64 << 20)
             .spawn(move || {
-                let result = searcher.search(&position, &limits, &options, &reporter);
+                let started = std::time::Instant::now();
+                let mut result = searcher.search(&position, &limits, &options, &reporter);
+                if let Some(s) = strength {
+                    let first_best = reporter.first_best.lock().ok().and_then(|f| *f);
+                    let us = position.board.side_to_move();
+                    let wait =
+                        limited_choice(&s, &mut result, &limits, &settings, us, first_best, seed);
+                    // Think like a person: spend the chosen time unless told to stop.
+                    while let Some(target) = wait {
+                        if started.elapsed() >= target || control.stop.load(Ordering::SeqCst) {
+                            break;
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                    }
+                }
                 let line = match result.best_move {
                     None => "bestmove 0000".to_string(),
                     Some(best) => {
@@ -466,6 +568,51 @@ impl Engine {
             }
         }
     }
+}
+
+/// Replaces the search's best move with a strength-limited choice among its MultiPV
+/// lines; returns how long to think in all when `Human Timing` applies.
+fn limited_choice(
+    strength: &Strength,
+    result: &mut SearchResult,
+    limits: &SearchLimits,
+    settings: &Settings,
+    us: cozy_chess::Color,
+    first_best: Option<Move>,
+    seed: u64,
+) -> Option<std::time::Duration> {
+    let candidates: Vec<Candidate> = result
+        .lines
+        .iter()
+        .filter_map(|l| {
+            Some(Candidate {
+                mv: *l.pv.first()?,
+                score: l.score,
+            })
+        })
+        .collect();
+    let clock_ms = match us {
+        cozy_chess::Color::White => limits.wtime,
+        cozy_chess::Color::Black => limits.btime,
+    };
+    let situation = Situation {
+        hard: first_best.is_some() && first_best != result.best_move,
+        clock_ms,
+    };
+    if let Some(mv) = strength.choose(&candidates, &situation, seed) {
+        if Some(mv) != result.best_move {
+            let line = result.lines.iter().find(|l| l.pv.first() == Some(&mv));
+            result.ponder_move = line.and_then(|l| l.pv.get(1).copied());
+            result.best_move = Some(mv);
+        }
+    }
+    let on_clock = limits.depth.is_none() && limits.mate.is_none() && !limits.ponder;
+    if !settings.human_timing || !on_clock {
+        return None;
+    }
+    let budget = TimeManager::clock_budget_ms(limits, us, settings.move_overhead)?;
+    let ms = strength.think_time_ms(budget, &situation, seed);
+    Some(std::time::Duration::from_millis(ms))
 }
 
 impl Engine {

@@ -86,6 +86,51 @@ pub const OPTIONS: &[OptionDecl] = &[
         help: "Adds `wdl W D L` (per mille, from a logistic model of the score) to `info` lines.",
     },
     OptionDecl {
+        name: "UCI_LimitStrength",
+        kind: Kind::Check { default: false },
+        help: "Play at the rating `UCI_Elo` instead of full strength: a smaller search, a \
+               choice among near-best moves that widens as the rating falls, more errors in \
+               hard positions and time trouble (never a dropped piece at 2000 and above).",
+    },
+    OptionDecl {
+        name: "UCI_Elo",
+        kind: Kind::Spin {
+            default: 1500,
+            min: crate::search::strength::MIN_ELO as i64,
+            max: crate::search::strength::MAX_ELO as i64,
+        },
+        help: "The rating played at with `UCI_LimitStrength`, on Stockfish 15.1's `UCI_Elo` \
+               scale at 10+0.1 (calibration in docs/strength.md). Values at or above \
+               Rookery's full strength (~2100) play at full strength and say so.",
+    },
+    OptionDecl {
+        name: "Skill Level",
+        kind: Kind::Spin {
+            default: 20,
+            min: 0,
+            max: 20,
+        },
+        help: "Another way to set the level: 0 = the lowest `UCI_Elo`, 20 = full strength, \
+               evenly between. Ignored while `UCI_LimitStrength` is on.",
+    },
+    OptionDecl {
+        name: "Human Timing",
+        kind: Kind::Check { default: true },
+        help: "Under a strength limit, on a clock: think like a person (quick when the move is \
+               obvious, longer when it is hard, never more than the engine's normal time) \
+               instead of answering at once.",
+    },
+    OptionDecl {
+        name: "Seed",
+        kind: Kind::Spin {
+            default: 0,
+            min: 0,
+            max: 2_147_483_647,
+        },
+        help: "Seed for the strength limit's move choices and thinking times (0 = a new seed \
+               each game). The same seed, position and level give the same move.",
+    },
+    OptionDecl {
         name: "SyzygyPath",
         kind: Kind::Text { default: "<empty>" },
         help: "Folders of Syzygy tables (`.rtbw`/`.rtbz`), separated by `:` (`;` on Windows); \

@@ -1,0 +1,246 @@
+//! Playing below full strength (`UCI_LimitStrength` + `UCI_Elo`, or `Skill Level`), by
+//! the means a weaker player has: a smaller search, a choice among the moves that look
+//! nearly best (more adventurous the lower the rating), more mistakes in hard positions
+//! and in time trouble, and thinking time spread like a person's.
+//!
+//! The rating scale is Stockfish 15.1's `UCI_Elo` at 10+0.1, the scale of the ladder in
+//! docs/strength.md; `scripts/calibrate.sh` measures each level against it.
+
+use cozy_chess::Move;
+use rand::{Rng, SeedableRng};
+
+use super::{DECISIVE, MATE_BOUND};
+
+/// The lowest level offered.
+pub const MIN_ELO: i32 = 1000;
+/// Rookery's full strength on the calibration scale (docs/strength.md ladder, 10+0.1).
+/// A limit at or above it plays at full strength.
+pub const FULL_STRENGTH_ELO: i32 = 2100;
+/// The highest `UCI_Elo` accepted (values above full strength play at full strength).
+pub const MAX_ELO: i32 = 3000;
+
+/// A strength limit at one rating.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Strength {
+    pub elo: i32,
+}
+
+/// A root move the limited search kept apart (one MultiPV line), with its score.
+#[derive(Clone, Copy, Debug)]
+pub struct Candidate {
+    pub mv: Move,
+    pub score: i32,
+}
+
+/// What the choice of a move depends on besides the rating.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Situation {
+    /// The search changed its mind about the best move as it deepened: a position where
+    /// the right move is not the one that catches the eye.
+    pub hard: bool,
+    /// Our clock in milliseconds, when playing on a clock.
+    pub clock_ms: Option<u64>,
+}
+
+impl Strength {
+    /// The limit for `UCI_Elo`; `None` (full strength) at or above [`FULL_STRENGTH_ELO`].
+    pub fn from_elo(elo: i32) -> Option<Strength> {
+        (elo < FULL_STRENGTH_ELO).then_some(Strength {
+            elo: elo.max(MIN_ELO),
+        })
+    }
+
+    /// `Skill Level` 0–20 on the same scale: 0 is [`MIN_ELO`], 20 full strength.
+    pub fn from_skill(level: i32) -> Option<Strength> {
+        let level = level.clamp(0, 20);
+        Strength::from_elo(MIN_ELO + level * (FULL_STRENGTH_ELO - MIN_ELO) / 20)
+    }
+
+    /// Position within the range: 0 at MIN_ELO, 1 at full strength.
+    fn skill(&self) -> f64 {
+        (self.elo - MIN_ELO) as f64 / (FULL_STRENGTH_ELO - MIN_ELO) as f64
+    }
+
+    /// Nodes per move: from 64 at the bottom doubling every 100 Elo — a weak player sees
+    /// little, not nothing (the quiescence search still sees captures through).
+    pub fn nodes(&self) -> u64 {
+        let doublings = (self.elo - MIN_ELO) as f64 / 100.0;
+        (64.0 * doublings.exp2()).round() as u64
+    }
+
+    /// How many root moves the search keeps apart to choose among.
+    pub fn candidates(&self) -> usize {
+        if self.skill() < 0.5 {
+            6
+        } else {
+            4
+        }
+    }
+
+    /// Softmax temperature over the candidates' scores, in centipawns.
+    pub fn temperature(&self, situation: &Situation) -> f64 {
+        let base = 20.0 + 130.0 * (1.0 - self.skill());
+        base * self.pressure(situation)
+    }
+
+    /// The most a chosen move may fall short of the best one, in centipawns: at 2000 and
+    /// above ~100 (no piece is ever dropped), a loose piece at the bottom.
+    pub fn max_loss(&self, situation: &Situation) -> i32 {
+        let base = 60.0 + 540.0 * (1.0 - self.skill()).powf(1.5);
+        (base * self.pressure(situation)).round() as i32
+    }
+
+    /// Mistakes grow in hard positions and when the clock runs low.
+    fn pressure(&self, situation: &Situation) -> f64 {
+        let mut factor = 1.0;
+        if situation.hard {
+            factor *= 1.4;
+        }
+        match situation.clock_ms {
+            Some(ms) if ms < 10_000 => factor *= 1.5,
+            Some(ms) if ms < 30_000 => factor *= 1.2,
+            _ => {}
+        }
+        factor
+    }
+
+    /// Picks a move among `lines` (best first): a softmax over scores at
+    /// [`Self::temperature`], among the moves within [`Self::max_loss`] of the best.
+    /// A forced mate is never let go, and a move that allows one is never chosen when
+    /// another does not.
+    pub fn choose(&self, lines: &[Candidate], situation: &Situation, seed: u64) -> Option<Move> {
+        let best = lines.iter().map(|c| c.score).max()?;
+        let temperature = self.temperature(situation);
+        let max_loss = self.max_loss(situation);
+        let allowed = |c: &Candidate| {
+            if best >= DECISIVE || c.score <= -MATE_BOUND {
+                c.score == best // winning by force, or the alternative gets mated
+            } else {
+                best - c.score <= max_loss
+            }
+        };
+        let weights: Vec<(Move, f64)> = lines
+            .iter()
+            .filter(|c| allowed(c))
+            .map(|c| (c.mv, (-((best - c.score) as f64) / temperature).exp()))
+            .collect();
+        let total: f64 = weights.iter().map(|(_, w)| w).sum();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let mut pick = rng.gen::<f64>() * total;
+        for &(mv, w) in &weights {
+            if pick < w {
+                return Some(mv);
+            }
+            pick -= w;
+        }
+        weights.last().map(|&(mv, _)| mv)
+    }
+
+    /// How long a person of this level would think, in milliseconds, given the
+    /// engine's normal budget for the move: quick when the move is obvious, longer when
+    /// it is hard, never the same twice, and never more than the normal budget.
+    pub fn think_time_ms(&self, budget_ms: u64, situation: &Situation, seed: u64) -> u64 {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0x5EED_71DE);
+        let base = if situation.hard { 0.9 } else { 0.45 };
+        // A log-normal spread: most moves near the base, a few much quicker or slower.
+        let normal: f64 = (0..12).map(|_| rng.gen::<f64>()).sum::<f64>() - 6.0;
+        let factor = base * (0.45 * normal).exp();
+        ((budget_ms as f64 * factor) as u64).min(budget_ms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(text: &str) -> Move {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn levels_are_monotone() {
+        let mut previous: Option<Strength> = None;
+        for elo in (MIN_ELO..FULL_STRENGTH_ELO).step_by(50) {
+            let s = Strength::from_elo(elo).unwrap();
+            let calm = Situation::default();
+            if let Some(p) = previous {
+                assert!(s.nodes() > p.nodes(), "nodes at {elo}");
+                assert!(
+                    s.temperature(&calm) < p.temperature(&calm),
+                    "temperature at {elo}"
+                );
+                assert!(s.max_loss(&calm) <= p.max_loss(&calm), "max loss at {elo}");
+                assert!(s.candidates() <= p.candidates());
+            }
+            previous = Some(s);
+        }
+        assert_eq!(Strength::from_elo(FULL_STRENGTH_ELO), None);
+        assert_eq!(Strength::from_elo(2850), None);
+        assert_eq!(Strength::from_elo(500).unwrap().elo, MIN_ELO);
+        assert_eq!(Strength::from_skill(20), None);
+        assert_eq!(Strength::from_skill(0).unwrap().elo, MIN_ELO);
+        assert!(Strength::from_skill(10).unwrap().elo > Strength::from_skill(9).unwrap().elo);
+    }
+
+    #[test]
+    fn strong_levels_never_drop_material() {
+        let lines = [
+            Candidate {
+                mv: mv("e2e4"),
+                score: 30,
+            },
+            Candidate {
+                mv: mv("d2d4"),
+                score: 20,
+            },
+            Candidate {
+                mv: mv("g1f3"),
+                score: -280, // drops a piece
+            },
+        ];
+        let strong = Strength::from_elo(2000).unwrap();
+        let rushed = Situation {
+            hard: true,
+            clock_ms: Some(5_000),
+        };
+        for seed in 0..2000 {
+            let m = strong.choose(&lines, &rushed, seed).unwrap();
+            assert_ne!(m, mv("g1f3"), "seed {seed}");
+        }
+        // The weakest level does sometimes.
+        let weak = Strength::from_elo(MIN_ELO).unwrap();
+        assert!((0..2000).any(|seed| weak.choose(&lines, &rushed, seed) == Some(mv("g1f3"))));
+    }
+
+    #[test]
+    fn mates_are_kept() {
+        let lines = [
+            Candidate {
+                mv: mv("d1h5"),
+                score: super::super::MATE - 3,
+            },
+            Candidate {
+                mv: mv("e2e4"),
+                score: 900,
+            },
+        ];
+        let weak = Strength::from_elo(MIN_ELO).unwrap();
+        for seed in 0..200 {
+            assert_eq!(
+                weak.choose(&lines, &Situation::default(), seed),
+                Some(mv("d1h5"))
+            );
+        }
+    }
+
+    #[test]
+    fn think_time_stays_within_the_budget_and_varies() {
+        let s = Strength::from_elo(1500).unwrap();
+        let times: Vec<u64> = (0..200)
+            .map(|seed| s.think_time_ms(1000, &Situation::default(), seed))
+            .collect();
+        assert!(times.iter().all(|&t| t <= 1000));
+        let distinct: std::collections::HashSet<_> = times.iter().collect();
+        assert!(distinct.len() > 50);
+    }
+}
