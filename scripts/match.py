@@ -501,7 +501,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--rounds", type=int, help="number of opening pairs (2 games each); alternative to --games")
     g.add_argument("-c", "--concurrency", type=int, default=2, help="games played at the same time (default 2)")
     g.add_argument("--openings", default=DEFAULT_OPENINGS,
-                   help="PGN or EPD opening file, or 'none' for the start position "
+                   help="PGN or EPD opening file, 'none' for the start position, or 'chess960' for "
+                        "the 960 Chess960 start positions (UCI_Chess960 is set by python-chess) "
                         "(default: ../shared/openings/8moves_v3.pgn relative to the repo root)")
     g.add_argument("--start", type=int, default=1, help="first opening to use, 1-based (default 1)")
     g.add_argument("--shuffle", action="store_true", help="use openings in a random order")
@@ -606,14 +607,15 @@ def run_match(args, parser) -> int:
         specs[1].name += "#2"
 
     use_book = bool(args.openings) and args.openings.lower() != "none"
-    if use_book and not os.path.isfile(args.openings):
+    chess960 = args.openings.lower() == "chess960"
+    if use_book and not chess960 and not os.path.isfile(args.openings):
         raise SetupError("openings file not found: %s" % args.openings)
     try:
         import chess  # noqa: F401
         import chess.engine  # noqa: F401
     except ImportError:
         raise SetupError("python-chess is not installed (pip install chess, or scripts/install-opponents.sh)")
-    book = OpeningBook(args.openings) if use_book else None
+    book = (Chess960Openings() if chess960 else OpeningBook(args.openings)) if use_book else None
     if args.shuffle and args.seed is None:
         args.seed = random.SystemRandom().randrange(1 << 31)
 

@@ -137,3 +137,32 @@ fn book_move_comes_with_the_book_reply_to_ponder_on() {
     let main_line = rookery::book::default_book().probe(&board);
     assert_eq!(Some(ponder), main_line.first().map(|b| b.mv), "{best}");
 }
+
+#[test]
+fn chess960_games_use_the_book_only_from_the_standard_start() {
+    // UCI_Chess960 on, standard start: the book still answers.
+    let (lines, _) = run(&[
+        "setoption name UCI_Chess960 value true",
+        "position startpos",
+        "go wtime 60000 btime 60000",
+    ]);
+    assert!(
+        lines.iter().any(|l| l.starts_with("info string book move")),
+        "{lines:?}"
+    );
+    // A Chess960 start (#0, BBQNNRKR): the game searches, even after moves that are
+    // also legal in the standard game.
+    let (lines, _) = run(&[
+        "setoption name UCI_Chess960 value true",
+        "position fen bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1 moves e2e4",
+        "go wtime 60000 btime 60000",
+    ]);
+    assert!(
+        !lines.iter().any(|l| l.starts_with("info string book move")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth")),
+        "{lines:?}"
+    );
+}

@@ -86,7 +86,10 @@ fn bad_levels_are_refused_and_the_previous_level_stays() {
     e.send("position startpos");
     let (info, best) = e.go("go nodes 100000", Duration::from_secs(20));
     assert!(!bestmove_of(&best).is_empty());
-    // The level's node budget caps the search (1400 Elo: 1,024 nodes).
+    // The level's node budget caps the search.
+    let budget = rookery::search::strength::Strength::from_elo(1400)
+        .unwrap()
+        .nodes();
     let nodes: u64 = info
         .iter()
         .filter_map(|l| {
@@ -96,7 +99,10 @@ fn bad_levels_are_refused_and_the_previous_level_stays() {
         })
         .max()
         .expect("info lines with nodes");
-    assert!(nodes <= 1024 + 64, "searched {nodes} nodes at 1400 Elo");
+    assert!(
+        nodes <= budget + 64,
+        "searched {nodes} nodes at 1400 Elo (budget {budget})"
+    );
 }
 
 #[test]

@@ -36,6 +36,26 @@ class Opening:
     fen: Optional[str]  # start FEN (None = standard start position)
     moves: List  # chess.Move list played from the start position
     name: str = ""
+    chess960: bool = False  # a Chess960 game: castling as king-takes-rook, UCI_Chess960 on
+
+
+class Chess960Openings:
+    """The 960 Chess960 start positions (`--openings chess960`), numbered as usual (518 is
+    the standard position)."""
+
+    kind = "chess960"
+
+    def __init__(self):
+        self.path = "chess960"
+
+    def __len__(self) -> int:
+        return 960
+
+    def get(self, index: int) -> Opening:
+        import chess
+
+        board = chess.Board.from_chess960_pos(index % 960)
+        return Opening(index, board.fen(shredder=True), [], "Chess960 #%d" % (index % 960), True)
 
 
 class OpeningBook:
@@ -191,7 +211,7 @@ async def play_game(task: GameTask, engines: List[EngineHandle], specs: List[Eng
 
     white = 0 if task.engine1_white else 1
     by_color = {chess.WHITE: white, chess.BLACK: 1 - white}
-    board = chess.Board(task.opening.fen) if task.opening.fen else chess.Board()
+    board = chess.Board(task.opening.fen, chess960=task.opening.chess960) if task.opening.fen else chess.Board()
     for mv in task.opening.moves:
         board.push(mv)
     opening_fen = board.fen()
@@ -373,7 +393,8 @@ async def play_game(task: GameTask, engines: List[EngineHandle], specs: List[Eng
 
     # --- PGN ---
     game = chess.pgn.Game()
-    root_board = chess.Board(task.opening.fen) if task.opening.fen else chess.Board()
+    root_board = (chess.Board(task.opening.fen, chess960=task.opening.chess960)
+                  if task.opening.fen else chess.Board())
     game.setup(root_board)
     h = game.headers
     h["Event"] = st.event

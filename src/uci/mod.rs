@@ -526,9 +526,16 @@ impl Engine {
                     let us = position.board.side_to_move();
                     let wait =
                         limited_choice(&s, &mut result, &limits, &settings, us, first_best, seed);
-                    // Think like a person: spend the chosen time unless told to stop.
+                    // Think like a person: spend the chosen time unless told to stop. After
+                    // `ponderhit` the time counts from the hit (the search returned then),
+                    // or a pondering engine would answer every expected move at once.
+                    let from = if limits.ponder {
+                        std::time::Instant::now()
+                    } else {
+                        started
+                    };
                     while let Some(target) = wait {
-                        if started.elapsed() >= target || control.stop.load(Ordering::SeqCst) {
+                        if from.elapsed() >= target || control.stop.load(Ordering::SeqCst) {
                             break;
                         }
                         std::thread::sleep(std::time::Duration::from_millis(2));
@@ -606,7 +613,7 @@ fn limited_choice(
             result.best_move = Some(mv);
         }
     }
-    let on_clock = limits.depth.is_none() && limits.mate.is_none() && !limits.ponder;
+    let on_clock = limits.depth.is_none() && limits.mate.is_none();
     if !settings.human_timing || !on_clock {
         return None;
     }
@@ -630,8 +637,12 @@ impl Engine {
             || limits.depth.is_some()
             || limits.nodes.is_some()
             || limits.mate.is_some();
+        // A Chess960 game uses the book only if it started from the standard position
+        // (the book's lines are standard chess, and its castling moves too).
+        let chess960_game = self.settings.chess960 && self.position.start != Board::default();
         if !self.settings.own_book
             || analysis
+            || chess960_game
             || self.position.game_ply() >= self.settings.book_depth
         {
             return None;

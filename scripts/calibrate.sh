@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Calibration of Rookery's strength levels (UCI_LimitStrength + UCI_Elo): each level
+# plays Stockfish 15.1 at the same nominal UCI_Elo (from 1350 up) and the result line is
+# appended to the results file that docs/strength.md's calibration table is built from.
+# Levels below 1350 (Stockfish's floor) play Rookery's own level REF_BELOW instead, which
+# must be calibrated first; its measured rating is taken from the same results file.
+#
+#   scripts/calibrate.sh [LEVELS...]          (default: 1350 1600 1900)
+#
+# Environment (defaults in brackets):
+#   BIN          Rookery binary [target/release/rookery, built if missing]
+#   GAMES        games per level [100]
+#   TC           time control [10+0.1]
+#   CONCURRENCY  [2]
+#   RESULTS      appended JSON lines [docs/calibration/results.jsonl]
+#   REF_BELOW    Rookery level that anchors levels under 1350 [1350]
+#   EXTRA        extra match.py arguments
+#
+# Human Timing is off during calibration (it changes how long a move takes, not which
+# move is chosen; off, games go at the opponent's pace). Each level takes ~10 minutes at
+# 10+0.1 and concurrency 2: Rookery's limited search answers in milliseconds.
+# Then: scripts/calibration_table.py prints the table (and draws docs/calibration.png).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-target/release/rookery}
+GAMES=${GAMES:-100}
+TC=${TC:-10+0.1}
+CONCURRENCY=${CONCURRENCY:-2}
+RESULTS=${RESULTS:-docs/calibration/results.jsonl}
+REF_BELOW=${REF_BELOW:-1350}
+EXTRA=${EXTRA:-}
+LEVELS=("$@")
+[[ ${#LEVELS[@]} -eq 0 ]] && LEVELS=(1350 1600 1900)
+[[ -x $BIN ]] || cargo build --release --quiet
+mkdir -p "$(dirname "$RESULTS")"
+sha=$(sha256sum "$BIN" | cut -c1-8)
+
+for level in "${LEVELS[@]}"; do
+  me="rookery:$BIN,name=Rookery-$level,option.UCI_LimitStrength=true,option.UCI_Elo=$level"
+  if (( level >= 1350 )); then
+    opponent="stockfish:$level"
+  else
+    # Rookery's own anchor level, rated by its measured result against Stockfish.
+    rating=$(python3 scripts/calibration_table.py --results "$RESULTS" --measured "$REF_BELOW")
+    opponent="rookery:$BIN,name=Rookery-$REF_BELOW,option.UCI_LimitStrength=true,option.UCI_Elo=$REF_BELOW,rating=$rating"
+  fi
+  echo "== level $level vs $opponent ($GAMES games at $TC, binary $sha)"
+  # shellcheck disable=SC2086
+  python3 scripts/match.py "$me" "$opponent" --games "$GAMES" --tc "$TC" \
+    -c "$CONCURRENCY" --option1 "Human Timing=false" --option1 "Seed=0" \
+    --event "calibration $sha" --results "$RESULTS" --fail-on-errors first $EXTRA
+done
+python3 scripts/calibration_table.py --results "$RESULTS"

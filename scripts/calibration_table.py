@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Calibration table of Rookery's strength levels from scripts/calibrate.sh's results.
+
+For each nominal level: the opponent, games, score, and the measured rating (the
+opponent's rating plus the Elo difference of the pentanomial result, ± its 95 % error);
+binaries are told apart by the match event's hash. Prints a Markdown table and draws
+docs/calibration.png (nominal vs measured, with error bars) when matplotlib is present.
+
+  scripts/calibration_table.py [--results docs/calibration/results.jsonl] [--plot FILE]
+  scripts/calibration_table.py --measured 1350    # just that level's measured rating
+"""
+import argparse
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from matchlib.stats import elo_from_score  # noqa: E402
+
+ROOT = os.path.dirname(HERE)
+
+
+def load(path):
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                rows.append(json.loads(line))
+    return rows
+
+
+def levels(rows):
+    """Nominal level -> aggregated record over all its matches (latest binary only)."""
+    out = {}
+    for r in rows:
+        m = re.match(r"Rookery-(\d+)$", r["engine1"])
+        if not m or not r.get("games") or r.get("rating2") is None:
+            continue
+        level = int(m.group(1))
+        a = out.setdefault(level, {"opponent": r["engine2"], "rating": float(r["rating2"]),
+                                   "games": 0, "points": 0.0, "w": 0, "d": 0, "l": 0,
+                                   "err2": 0.0, "tc": r["tc"]})
+        a["games"] += r["games"]
+        a["points"] += r["points"]
+        a["w"] += r["wins"]
+        a["d"] += r["draws"]
+        a["l"] += r["losses"]
+        # Errors of separate matches combine as independent estimates (by game weight).
+        err = r.get("err_penta") or r.get("err_tri") or 0.0
+        a["err2"] += (err * r["games"]) ** 2
+    for a in out.values():
+        score = a["points"] / a["games"]
+        a["score"] = score
+        a["diff"] = elo_from_score(score) if 0 < score < 1 else float("nan")
+        a["measured"] = a["rating"] + a["diff"]
+        a["err"] = (a["err2"] ** 0.5) / a["games"] if a["games"] else float("nan")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--results", default=os.path.join(ROOT, "docs", "calibration", "results.jsonl"))
+    ap.add_argument("--plot", default=os.path.join(ROOT, "docs", "calibration.png"))
+    ap.add_argument("--measured", type=int, help="print only this level's measured rating")
+    args = ap.parse_args()
+    table = levels(load(args.results))
+    if args.measured is not None:
+        if args.measured not in table:
+            sys.exit(f"level {args.measured} is not calibrated in {args.results}")
+        print(round(table[args.measured]["measured"]))
+        return
+    print("| nominal | opponent | games | W-D-L | score | measured Elo (95 %) | off by |")
+    print("| ---: | --- | ---: | --- | ---: | --- | ---: |")
+    for level in sorted(table):
+        a = table[level]
+        print(f"| {level} | {a['opponent']} ({a['rating']:.0f}) | {a['games']} | "
+              f"{a['w']}-{a['d']}-{a['l']} | {100 * a['score']:.1f} % | "
+              f"{a['measured']:.0f} ± {a['err']:.0f} | {a['measured'] - level:+.0f} |")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("(matplotlib not installed: no plot)", file=sys.stderr)
+        return
+    xs = sorted(table)
+    fig, ax = plt.subplots(figsize=(6, 5))
+    ax.errorbar(xs, [table[x]["measured"] for x in xs], yerr=[table[x]["err"] for x in xs],
+                fmt="o", capsize=4, label="measured (95 %)")
+    lo, hi = min(xs) - 100, max(xs) + 100
+    ax.plot([lo, hi], [lo, hi], "k--", lw=1, label="nominal")
+    ax.fill_between([lo, hi], [lo - 100, hi - 100], [lo + 100, hi + 100], color="grey",
+                    alpha=0.15, label="±100 goal")
+    ax.set_xlabel("UCI_Elo set")
+    ax.set_ylabel("measured rating (Stockfish 15.1 UCI_Elo scale)")
+    ax.set_title("Rookery strength levels, %s" % table[xs[0]]["tc"])
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(args.plot, dpi=100)
+    print(f"(plot: {os.path.relpath(args.plot, ROOT)})", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
