@@ -12,6 +12,7 @@ pub mod see;
 pub mod strength;
 pub mod time;
 pub mod tt;
+pub mod wdl;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -298,7 +299,8 @@ fn wait_for_release(control: &SearchControl, limits: &SearchLimits) {
     }
 }
 
-/// UCI score text: `cp N` or `mate N` (moves, negative when being mated). Tablebase
+/// UCI score text: `cp N` or `mate N` (moves, negative when being mated). `cp` is the
+/// internal score normalised so that 100 means a 50 % chance to win ([`wdl`]). Tablebase
 /// wins show as `cp 20000` less the plies to the table position, as Stockfish shows them.
 pub fn score_to_uci(score: i32) -> String {
     if score >= MATE_BOUND {
@@ -309,6 +311,6 @@ pub fn score_to_uci(score: i32) -> String {
         let ply = TB_WIN - score.abs();
         format!("cp {}", score.signum() * (20_000 - ply))
     } else {
-        format!("cp {score}")
+        format!("cp {}", wdl::normalized_cp(score))
     }
 }

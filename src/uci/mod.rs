@@ -103,16 +103,6 @@ struct UciReporter {
     first_best: std::sync::Mutex<Option<Move>>,
 }
 
-/// Win/draw/loss per mille for a centipawn score, from a simple logistic model.
-pub fn wdl_from_cp(cp: i32) -> (i32, i32, i32) {
-    let logistic = |x: f64| 1.0 / (1.0 + (-x).exp());
-    let (a, b) = (150.0, 80.0);
-    let cp = cp as f64;
-    let win = (1000.0 * logistic((cp - a) / b)).round() as i32;
-    let loss = (1000.0 * logistic((-cp - a) / b)).round() as i32;
-    (win, 1000 - win - loss, loss)
-}
-
 /// Formats a line of moves, converting castling per the notation in use.
 pub fn format_pv(root: &Board, pv: &[Move], chess960: bool) -> String {
     let mut board = root.clone();
@@ -147,7 +137,7 @@ impl Reporter for UciReporter {
                     (0, 0, 1000)
                 }
             } else {
-                wdl_from_cp(info.score)
+                crate::search::wdl::wdl(info.score, crate::search::wdl::material(&self.root))
             };
             format!(" wdl {w} {d} {l}")
         } else {
@@ -296,8 +286,11 @@ impl Engine {
             }
             Command::Display => self.display(),
             Command::Eval => {
-                let cp = crate::eval::white_cp(&self.position.board);
-                send(&format!("info string eval {cp} cp (White's view)"));
+                let internal = crate::eval::white_cp(&self.position.board);
+                let cp = crate::search::wdl::normalized_cp(internal);
+                send(&format!(
+                    "info string eval {cp} cp (White's view; {internal} internal units)"
+                ));
             }
             Command::Bench { depth } => {
                 self.finish_search(true);

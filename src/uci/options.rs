@@ -83,7 +83,9 @@ pub const OPTIONS: &[OptionDecl] = &[
     OptionDecl {
         name: "UCI_ShowWDL",
         kind: Kind::Check { default: false },
-        help: "Adds `wdl W D L` (per mille, from a logistic model of the score) to `info` lines.",
+        help: "Adds `wdl W D L` to `info` lines: per mille chances from the model fitted to \
+               Rookery's self-play games (score and material; docs/net.md). `cp` is scaled so \
+               that 100 means a 50 % chance to win at typical material.",
     },
     OptionDecl {
         name: "UCI_LimitStrength",

@@ -1,0 +1,74 @@
+//! What a score means to a player: the win/draw/loss model fitted to Rookery's own
+//! self-play games (`scripts/fit_wdl.py`), and the normalisation of the reported `cp`
+//! so that 100 means a 50 % chance to win at typical middlegame material (Stockfish's
+//! convention since 15.1). The search keeps its internal scale; only output changes.
+
+use cozy_chess::{Board, Piece};
+
+/// `a(m)` and `b(m)` of the model, cubic in material / 58: the side to move wins with
+/// probability 1 / (1 + exp((a − v) / b)) from internal score v. Fitted by
+/// `scripts/fit_wdl.py data/gen1/seed1.vf data/gen1/seed2.vf` (139,730 positions of
+/// 1,328 self-play games at 5,000 nodes; docs/net.md, "WDL model").
+pub const WDL_A: [f64; 4] = [213.302, -165.668, -333.281, 452.136];
+pub const WDL_B: [f64; 4] = [72.810, -16.496, -66.585, 151.115];
+/// a(58): the internal score at which the side to move wins half its games.
+pub const NORMALIZE_TO_PAWN: i32 = 166;
+
+fn poly(c: &[f64; 4], x: f64) -> f64 {
+    ((c[0] * x + c[1]) * x + c[2]) * x + c[3]
+}
+
+/// Material on the board, P=1 N=B=3 R=5 Q=9, as the model counts it (clamped to 17..78).
+pub fn material(board: &Board) -> i32 {
+    let count = |p| board.pieces(p).len() as i32;
+    let m = count(Piece::Pawn)
+        + 3 * (count(Piece::Knight) + count(Piece::Bishop))
+        + 5 * count(Piece::Rook)
+        + 9 * count(Piece::Queen);
+    m.clamp(17, 78)
+}
+
+/// Win, draw and loss chances in per mille for the side to move, from an internal score
+/// that is not a mate or tablebase score.
+pub fn wdl(score: i32, material: i32) -> (i32, i32, i32) {
+    let m = material.clamp(17, 78) as f64 / 58.0;
+    let a = poly(&WDL_A, m);
+    let b = poly(&WDL_B, m).max(1.0);
+    let v = score as f64;
+    let win = (1000.0 / (1.0 + ((a - v) / b).exp())).round() as i32;
+    let loss = (1000.0 / (1.0 + ((a + v) / b).exp())).round() as i32;
+    (win, 1000 - win - loss, loss)
+}
+
+/// The `cp` users see for an internal score: 100 = a 50 % chance to win.
+pub fn normalized_cp(score: i32) -> i32 {
+    (score as i64 * 100 / NORMALIZE_TO_PAWN as i64) as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_normalized_pawn_wins_half_the_time_at_typical_material() {
+        let (w, d, l) = wdl(NORMALIZE_TO_PAWN, 58);
+        assert!((w - 500).abs() <= 5, "{w} {d} {l}");
+        assert_eq!(normalized_cp(NORMALIZE_TO_PAWN), 100);
+        assert_eq!(normalized_cp(-NORMALIZE_TO_PAWN), -100);
+    }
+
+    #[test]
+    fn the_model_is_symmetric_and_monotone() {
+        for m in [17, 40, 58, 78] {
+            let mut last_win = -1;
+            for v in (-1000..=1000).step_by(50) {
+                let (w, d, l) = wdl(v, m);
+                let (w2, d2, l2) = wdl(-v, m);
+                assert_eq!((w, d, l), (l2, d2, w2), "v {v} m {m}");
+                assert!(d >= 0 && w >= last_win, "v {v} m {m}: {w} {d} {l}");
+                last_win = w;
+            }
+        }
+        assert_eq!(material(&Board::default()), 78);
+    }
+}
