@@ -580,3 +580,74 @@ fn train_save_load_and_eval_file_errors() {
     assert!(d.contains(DEFAULT_NET_NAME), "{d}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A run stopped part-way (`--stop-after-steps`) and resumed from its checkpoint ends
+/// with the same net and losses as a run that was never stopped.
+#[test]
+fn training_resumes_to_the_same_net() {
+    let dir = std::env::temp_dir().join(format!("rookery-resume-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut text = String::new();
+    for b in sample_positions(400, 21) {
+        let cp = rookery::eval::pst::evaluate(&b) * rookery::chess::sign(b.side_to_move());
+        let result = ["0.0", "0.5", "1.0"][(cp.signum() + 1) as usize];
+        text.push_str(&format!("{b} | {cp} | {result}\n"));
+    }
+    let data = dir.join("data.txt");
+    std::fs::write(&data, text).expect("write data");
+    let args_for = |name: &str| {
+        let mut a = rookery::train::TrainArgs::with_data(
+            vec![data.to_string_lossy().into_owned()],
+            dir.join(format!("{name}.safetensors"))
+                .to_string_lossy()
+                .into_owned(),
+        );
+        a.hidden = 16;
+        a.epochs = 2;
+        a.batch_size = 32;
+        a.quiet = true;
+        a.checkpoint_every = 3;
+        a.checkpoint_dir = Some(dir.join(name).to_string_lossy().into_owned());
+        a
+    };
+    let whole = rookery::train::train(&args_for("whole")).expect("uninterrupted run");
+
+    // 400 positions, 2 % validation: 13 batches an epoch; stop in the middle of epoch 2.
+    let mut cut = args_for("cut");
+    cut.stop_after_steps = Some(17);
+    rookery::train::train(&cut).expect("stopped run");
+    let checkpoint = dir.join("cut/resume.safetensors");
+    assert!(checkpoint.exists());
+    let mut resumed = args_for("cut");
+    resumed.resume = Some(checkpoint.to_string_lossy().into_owned());
+    let resumed = rookery::train::train(&resumed).expect("resumed run");
+
+    for (name, t) in &whole.tensors {
+        let diff = (t - &resumed.tensors[name])
+            .and_then(|d| d.abs())
+            .and_then(|d| d.flatten_all())
+            .and_then(|d| d.max(0))
+            .and_then(|d| d.to_scalar::<f32>())
+            .expect("tensor difference");
+        assert!(diff <= 1e-6, "{name} differs by {diff} after resuming");
+    }
+    assert!(
+        (whole.train_loss - resumed.train_loss).abs() <= 1e-9
+            && (whole.val_loss - resumed.val_loss).abs() <= 1e-9,
+        "losses {} / {} vs {} / {}",
+        whole.train_loss,
+        whole.val_loss,
+        resumed.train_loss,
+        resumed.val_loss
+    );
+
+    // A checkpoint of another shape is refused with a clear error.
+    let mut wrong = args_for("wrong");
+    wrong.hidden = 32;
+    wrong.resume = Some(checkpoint.to_string_lossy().into_owned());
+    let err = rookery::train::train(&wrong)
+        .err()
+        .expect("shape mismatch refused");
+    assert!(err.contains("--hidden"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

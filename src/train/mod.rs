@@ -4,6 +4,7 @@
 
 pub mod bench_eval;
 pub mod data;
+pub mod optim;
 pub mod sparse;
 
 use std::collections::HashMap;
@@ -12,7 +13,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use candle_core::{DType, Device, Tensor, Var};
-use candle_nn::{AdamW, Optimizer, ParamsAdamW, VarBuilder, VarMap};
+use candle_nn::{ParamsAdamW, VarBuilder, VarMap};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -58,6 +59,18 @@ pub struct TrainArgs {
     /// Write `epoch-N.safetensors` here after every epoch.
     #[arg(long)]
     pub checkpoint_dir: Option<String>,
+    /// Also write `<checkpoint-dir>/resume.safetensors` (weights, optimiser state and
+    /// position in the data) every this many steps, besides each epoch's end.
+    #[arg(long, default_value_t = 500)]
+    pub checkpoint_every: usize,
+    /// Continue a run from its `resume.safetensors`: the same arguments and data give the
+    /// same net as a run that was never stopped.
+    #[arg(long)]
+    pub resume: Option<String>,
+    /// Stop after this many optimiser steps in all, leaving a resume checkpoint (for runs
+    /// that must fit a time slot).
+    #[arg(long)]
+    pub stop_after_steps: Option<usize>,
     /// Append `epoch,train_loss,val_loss,lr,seconds` rows here.
     #[arg(long)]
     pub csv: Option<String>,
@@ -232,6 +245,97 @@ pub struct TrainSummary {
     pub tensors: HashMap<String, Tensor>,
 }
 
+/// Where a run is: the next batch to train is batch `in_epoch` of `epoch`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Position {
+    epoch: usize,
+    in_epoch: usize,
+    /// Optimiser steps done in all (drives the learning-rate schedule).
+    step: usize,
+    /// The epoch's running loss so far (for its reported mean).
+    loss_sum: f64,
+    loss_count: usize,
+}
+
+/// Writes `<dir>/resume.safetensors`: weights, `scale`, optimiser state and position.
+/// Written to a temporary file first, so a run killed mid-write keeps the previous one.
+fn save_checkpoint(
+    dir: &str,
+    vars: &HashMap<String, Var>,
+    opt: &optim::ResumableAdamW,
+    scale: f32,
+    at: &Position,
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {dir}: {e}"))?;
+    let mut map = tensors_to_save(vars, scale)?;
+    map.extend(opt.state().map_err(ce)?);
+    let dev = Device::Cpu;
+    let position = [
+        at.epoch as u32,
+        at.in_epoch as u32,
+        at.step as u32,
+        at.loss_count as u32,
+    ];
+    map.insert(
+        "train.position".into(),
+        Tensor::new(&position, &dev).map_err(ce)?,
+    );
+    map.insert(
+        "train.loss_sum".into(),
+        Tensor::new(&[at.loss_sum], &dev).map_err(ce)?,
+    );
+    let path = format!("{dir}/resume.safetensors");
+    let tmp = format!("{path}.tmp");
+    candle_core::safetensors::save(&map, &tmp).map_err(|e| format!("cannot save '{tmp}': {e}"))?;
+    std::fs::rename(&tmp, &path).map_err(|e| format!("cannot rename to '{path}': {e}"))
+}
+
+/// Restores weights and optimiser state from a resume checkpoint; returns its position.
+fn load_checkpoint(
+    path: &str,
+    vars: &HashMap<String, Var>,
+    opt: &mut optim::ResumableAdamW,
+) -> Result<Position, String> {
+    let map = candle_core::safetensors::load(path, &Device::Cpu)
+        .map_err(|e| format!("cannot read checkpoint '{path}': {e}"))?;
+    for name in NAMES {
+        let t = map
+            .get(name)
+            .ok_or_else(|| format!("checkpoint '{path}' lacks {name}"))?;
+        let var = vars.get(name).ok_or("missing var")?;
+        if t.shape() != var.shape() {
+            return Err(format!(
+                "checkpoint '{path}': {name} is {:?}, this net {:?} (same --hidden?)",
+                t.shape(),
+                var.shape()
+            ));
+        }
+        var.set(t).map_err(ce)?;
+    }
+    opt.load_state(&map)
+        .map_err(|e| format!("checkpoint '{path}': {e}"))?;
+    let position = map
+        .get("train.position")
+        .ok_or("checkpoint lacks train.position")?
+        .to_vec1::<u32>()
+        .map_err(ce)?;
+    let loss_sum = map
+        .get("train.loss_sum")
+        .ok_or("checkpoint lacks train.loss_sum")?
+        .to_vec1::<f64>()
+        .map_err(ce)?;
+    if position.len() != 4 || loss_sum.len() != 1 {
+        return Err(format!("checkpoint '{path}': malformed position"));
+    }
+    Ok(Position {
+        epoch: position[0] as usize,
+        in_epoch: position[1] as usize,
+        step: position[2] as usize,
+        loss_count: position[3] as usize,
+        loss_sum: loss_sum[0],
+    })
+}
+
 pub fn run(args: TrainArgs) -> Result<(), String> {
     if args.bench_eval {
         return bench_eval::run(&args);
@@ -299,7 +403,19 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
         weight_decay: args.weight_decay,
         ..Default::default()
     };
-    let mut opt = AdamW::new(varmap.all_vars(), params).map_err(ce)?;
+    let named: Vec<(String, Var)> = NAMES
+        .iter()
+        .map(|n| Ok((n.to_string(), vars.get(*n).ok_or("missing var")?.clone())))
+        .collect::<Result<_, &str>>()?;
+    let mut opt = optim::ResumableAdamW::new(named, params).map_err(ce)?;
+    let mut resume_at = Position::default();
+    if let Some(path) = &args.resume {
+        resume_at = load_checkpoint(path, &vars, &mut opt)?;
+        say(format!(
+            "resuming {path} at epoch {} step {} ({} steps done)",
+            resume_at.epoch, resume_at.in_epoch, resume_at.step
+        ));
+    }
 
     let steps_per_epoch = train_ids.len().div_ceil(args.batch_size);
     let total_steps = steps_per_epoch * args.epochs;
@@ -338,16 +454,54 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
     ));
 
     let mut bufs = SparseBufs::default();
-    let mut step = 0usize;
+    let mut step = resume_at.step;
+    pb.set_position(step as u64);
     let (mut last_train, mut last_val) = (f64::NAN, f64::NAN);
     let train_start = Instant::now();
     let mut last_log = Instant::now();
-    for epoch in 1..=args.epochs {
+    train_ids.sort_unstable();
+    for epoch in resume_at.epoch.max(1)..=args.epochs {
         let epoch_start = Instant::now();
-        train_ids.shuffle(&mut rng);
-        let (mut sum, mut count) = (0.0f64, 0usize);
+        // Each epoch's order depends only on the seed and the epoch, so a resumed run
+        // sees the batches the uninterrupted one would have.
+        let mut order = train_ids.clone();
+        order.shuffle(&mut StdRng::seed_from_u64(
+            args.seed ^ (epoch as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        ));
+        let (mut sum, mut count) = if epoch == resume_at.epoch {
+            (resume_at.loss_sum, resume_at.loss_count)
+        } else {
+            (0.0f64, 0usize)
+        };
+        let skip = if epoch == resume_at.epoch {
+            resume_at.in_epoch
+        } else {
+            0
+        };
         let mut lr = args.lr;
-        for chunk in train_ids.chunks(args.batch_size) {
+        for (in_epoch, chunk) in order.chunks(args.batch_size).enumerate().skip(skip) {
+            if args.stop_after_steps.is_some_and(|n| step >= n) {
+                let at = Position {
+                    epoch,
+                    in_epoch,
+                    step,
+                    loss_sum: sum,
+                    loss_count: count,
+                };
+                if let Some(dir) = &args.checkpoint_dir {
+                    save_checkpoint(dir, &vars, &opt, args.scale, &at)?;
+                }
+                pb.finish_and_clear();
+                say(format!("stopped after {step} steps (--stop-after-steps)"));
+                return Ok(TrainSummary {
+                    positions: ds.len(),
+                    bad_lines: stats.bad,
+                    train_loss: sum / count.max(1) as f64,
+                    val_loss: f64::NAN,
+                    seconds: start.elapsed().as_secs_f64(),
+                    tensors: tensors_to_save(&vars, args.scale)?,
+                });
+            }
             lr = cosine_lr(args, step, total_steps);
             opt.set_learning_rate(lr);
             ds.sparse_batch(chunk, args.wdl_lambda, args.scale, &mut bufs);
@@ -367,6 +521,18 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
             sum += l * chunk.len() as f64;
             count += chunk.len();
             step += 1;
+            if let Some(dir) = &args.checkpoint_dir {
+                if args.checkpoint_every > 0 && step.is_multiple_of(args.checkpoint_every) {
+                    let at = Position {
+                        epoch,
+                        in_epoch: in_epoch + 1,
+                        step,
+                        loss_sum: sum,
+                        loss_count: count,
+                    };
+                    save_checkpoint(dir, &vars, &opt, args.scale, &at)?;
+                }
+            }
             let rate = count as f64 / epoch_start.elapsed().as_secs_f64().max(1e-9);
             let msg = format!(
                 "epoch {epoch} loss {:.5} {:.0} pos/s",
@@ -405,6 +571,14 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
                 args.scale,
                 &format!("{dir}/epoch-{epoch}.safetensors"),
             )?;
+            let next = Position {
+                epoch: epoch + 1,
+                in_epoch: 0,
+                step,
+                loss_sum: 0.0,
+                loss_count: 0,
+            };
+            save_checkpoint(dir, &vars, &opt, args.scale, &next)?;
         }
     }
     pb.finish_and_clear();
