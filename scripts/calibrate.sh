@@ -49,5 +49,15 @@ for level in "${LEVELS[@]}"; do
   python3 scripts/match.py "$me" "$opponent" --games "$GAMES" --tc "$TC" \
     -c "$CONCURRENCY" --option1 "Human Timing=false" --option1 "Seed=0" \
     --event "calibration $sha" --results "$RESULTS" --fail-on-errors first $EXTRA
+  # Tag the line with the binary and commit: the table uses each level's latest binary.
+  python3 - "$RESULTS" "$sha" "$(git rev-parse --short HEAD)" <<'PY'
+import json, sys
+path, sha, commit = sys.argv[1:]
+lines = open(path).read().splitlines()
+row = json.loads(lines[-1])
+row.update(binary=sha, commit=commit)
+lines[-1] = json.dumps(row)
+open(path, "w").write("\n".join(lines) + "\n")
+PY
 done
 python3 scripts/calibration_table.py --results "$RESULTS"

@@ -32,16 +32,24 @@ def load(path):
 
 
 def levels(rows):
-    """Nominal level -> aggregated record over all its matches (latest binary only)."""
+    """Nominal level -> aggregated record over its matches with the level's latest binary
+    (rows tagged `binary` by calibrate.sh; a newer mapping supersedes older results)."""
+    latest = {}
+    for r in rows:
+        m = re.match(r"Rookery-(\d+)$", r["engine1"])
+        if m:
+            latest[int(m.group(1))] = r.get("binary")
     out = {}
     for r in rows:
         m = re.match(r"Rookery-(\d+)$", r["engine1"])
         if not m or not r.get("games") or r.get("rating2") is None:
             continue
         level = int(m.group(1))
+        if r.get("binary") != latest[level]:
+            continue
         a = out.setdefault(level, {"opponent": r["engine2"], "rating": float(r["rating2"]),
                                    "games": 0, "points": 0.0, "w": 0, "d": 0, "l": 0,
-                                   "err2": 0.0, "tc": r["tc"]})
+                                   "err2": 0.0, "tc": r["tc"], "commit": r.get("commit", "?")})
         a["games"] += r["games"]
         a["points"] += r["points"]
         a["w"] += r["wins"]
@@ -50,12 +58,17 @@ def levels(rows):
         # Errors of separate matches combine as independent estimates (by game weight).
         err = r.get("err_penta") or r.get("err_tri") or 0.0
         a["err2"] += (err * r["games"]) ** 2
-    for a in out.values():
+    for level, a in out.items():
         score = a["points"] / a["games"]
         a["score"] = score
         a["diff"] = elo_from_score(score) if 0 < score < 1 else float("nan")
         a["measured"] = a["rating"] + a["diff"]
         a["err"] = (a["err2"] ** 0.5) / a["games"] if a["games"] else float("nan")
+    # A level rated against another Rookery level inherits that level's uncertainty.
+    for a in out.values():
+        m = re.match(r"Rookery-(\d+)$", a["opponent"])
+        if m and int(m.group(1)) in out:
+            a["err"] = (a["err"] ** 2 + out[int(m.group(1))]["err"] ** 2) ** 0.5
     return out
 
 
@@ -71,11 +84,11 @@ def main():
             sys.exit(f"level {args.measured} is not calibrated in {args.results}")
         print(round(table[args.measured]["measured"]))
         return
-    print("| nominal | opponent | games | W-D-L | score | measured Elo (95 %) | off by |")
-    print("| ---: | --- | ---: | --- | ---: | --- | ---: |")
+    print("| nominal | build | opponent | games | W-D-L | score | measured Elo (95 %) | off by |")
+    print("| ---: | --- | --- | ---: | --- | ---: | --- | ---: |")
     for level in sorted(table):
         a = table[level]
-        print(f"| {level} | {a['opponent']} ({a['rating']:.0f}) | {a['games']} | "
+        print(f"| {level} | {a['commit']} | {a['opponent']} ({a['rating']:.0f}) | {a['games']} | "
               f"{a['w']}-{a['d']}-{a['l']} | {100 * a['score']:.1f} % | "
               f"{a['measured']:.0f} ± {a['err']:.0f} | {a['measured'] - level:+.0f} |")
     try:

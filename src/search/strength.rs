@@ -16,6 +16,10 @@ pub const MIN_ELO: i32 = 1000;
 /// Rookery's full strength on the calibration scale (docs/strength.md ladder, 10+0.1).
 /// A limit at or above it plays at full strength.
 pub const FULL_STRENGTH_ELO: i32 = 2100;
+/// Where the two slopes of the level curve meet (Stockfish's lowest `UCI_Elo`, below
+/// which levels are calibrated against Rookery's own), and its node budget.
+const ANCHOR_ELO: i32 = 1350;
+const ANCHOR_NODES: f64 = 2191.0;
 /// The highest `UCI_Elo` accepted (values above full strength play at full strength).
 pub const MAX_ELO: i32 = 3000;
 
@@ -61,13 +65,18 @@ impl Strength {
         (self.elo - MIN_ELO) as f64 / (FULL_STRENGTH_ELO - MIN_ELO) as f64
     }
 
-    /// Nodes per move: 300 at the bottom, doubling every 122 Elo (~2,200 at 1350,
-    /// ~50,000 at 1900) — a weak player sees little, not nothing. Stockfish's low
-    /// `UCI_Elo` levels, the scale's anchor, are sturdier than their numbers suggest; the
-    /// slope and the temperature below come from probes against them (docs/strength.md).
+    /// Nodes per move: ~2,200 at 1350, doubling every 122 Elo above (~50,000 at 1900)
+    /// and halving only every 250 Elo below (~830 at 1000) — a weak player sees little,
+    /// not nothing. Stockfish's low `UCI_Elo` levels, the scale's anchor, are sturdier
+    /// than their numbers suggest; the slopes and the temperature below come from
+    /// calibration games (docs/strength.md).
     pub fn nodes(&self) -> u64 {
-        let doublings = (self.elo - MIN_ELO) as f64 / 122.0;
-        (300.0 * doublings.exp2()).round() as u64
+        let doublings = if self.elo >= ANCHOR_ELO {
+            (self.elo - ANCHOR_ELO) as f64 / 122.0
+        } else {
+            (self.elo - ANCHOR_ELO) as f64 / 250.0
+        };
+        (ANCHOR_NODES * doublings.exp2()).round() as u64
     }
 
     /// How many root moves the search keeps apart to choose among (each costs a root
@@ -77,10 +86,17 @@ impl Strength {
     }
 
     /// Softmax temperature over the candidates' scores, in centipawns: a few at the top of
-    /// the range (near-equal moves are mixed, nothing worse), ~55 at the bottom.
+    /// the range (near-equal moves are mixed, nothing worse), ~28 at 1350, and growing
+    /// slowly below it (~42 at the bottom).
     pub fn temperature(&self, situation: &Situation) -> f64 {
-        let weakness = 1.0 - self.skill();
-        (5.0 + 50.0 * weakness * weakness) * self.pressure(situation)
+        let base = if self.elo >= ANCHOR_ELO {
+            let weakness = 1.0 - self.skill();
+            5.0 + 50.0 * weakness * weakness
+        } else {
+            let weakness = 1.0 - Strength { elo: ANCHOR_ELO }.skill();
+            5.0 + 50.0 * weakness * weakness + 0.04 * (ANCHOR_ELO - self.elo) as f64
+        };
+        base * self.pressure(situation)
     }
 
     /// The most a chosen move may fall short of the best one, in centipawns: ~50 at 1900
