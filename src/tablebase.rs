@@ -221,6 +221,22 @@ fn ep_square(board: &Board) -> u32 {
     }
 }
 
+/// The board as the prober takes it: white, black, kings, queens, rooks, bishops,
+/// knights, pawns.
+fn bitboards(board: &Board) -> [u64; 8] {
+    let p = |piece| board.pieces(piece).0;
+    [
+        board.colors(Color::White).0,
+        board.colors(Color::Black).0,
+        p(Piece::King),
+        p(Piece::Queen),
+        p(Piece::Rook),
+        p(Piece::Bishop),
+        p(Piece::Knight),
+        p(Piece::Pawn),
+    ]
+}
+
 /// The win/draw/loss result for the side to move, assuming the fifty-move counter is 0
 /// (as it is just after a capture or pawn move, where the search probes). `None` when
 /// the position is not covered or the tables fail.
@@ -230,18 +246,18 @@ pub fn probe_wdl(board: &Board) -> Option<Wdl> {
     }
     let guard = TABLES.read().unwrap_or_else(|e| e.into_inner());
     let loaded = guard.as_ref()?;
-    let p = |piece| board.pieces(piece).0;
+    let [white, black, kings, queens, rooks, bishops, knights, pawns] = bitboards(board);
     loaded
         .tables
         .probe_wdl(
-            board.colors(Color::White).0,
-            board.colors(Color::Black).0,
-            p(Piece::King),
-            p(Piece::Queen),
-            p(Piece::Rook),
-            p(Piece::Bishop),
-            p(Piece::Knight),
-            p(Piece::Pawn),
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
             ep_square(board),
             board.side_to_move() == Color::White,
         )
@@ -269,18 +285,18 @@ pub fn probe_root(board: &Board) -> Option<(Wdl, u32, Vec<RootMove>)> {
     // The crate's root probe is not thread-safe: hold the lock exclusively.
     let guard = TABLES.write().unwrap_or_else(|e| e.into_inner());
     let loaded = guard.as_ref()?;
-    let p = |piece| board.pieces(piece).0;
+    let [white, black, kings, queens, rooks, bishops, knights, pawns] = bitboards(board);
     let result = loaded
         .tables
         .probe_root(
-            board.colors(Color::White).0,
-            board.colors(Color::Black).0,
-            p(Piece::King),
-            p(Piece::Queen),
-            p(Piece::Rook),
-            p(Piece::Bishop),
-            p(Piece::Knight),
-            p(Piece::Pawn),
+            white,
+            black,
+            kings,
+            queens,
+            rooks,
+            bishops,
+            knights,
+            pawns,
             board.halfmove_clock() as u32,
             ep_square(board),
             board.side_to_move() == Color::White,
