@@ -142,39 +142,61 @@ fn acc_update_portable(w: &[i16], src: &[i16], dst: &mut [i16], add: &[u16], sub
 }
 
 /// 256 lanes (16 registers) at a time: each block is loaded once, gets every column
-/// added or subtracted in registers, and is stored once.
+/// added or subtracted in registers, and is stored once; a remainder of less than 256
+/// lanes goes 16 at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn acc_update_avx2(w: &[i16], src: &[i16], dst: &mut [i16], add: &[u16], sub: &[u16]) {
-    use std::arch::x86_64::*;
-    const REGS: usize = 16;
     let h = src.len();
     let mut base = 0;
+    while base + 256 <= h {
+        acc_block_avx2::<16>(w, src, dst, add, sub, base);
+        base += 256;
+    }
     while base < h {
-        let regs = ((h - base) / 16).min(REGS);
-        let mut r = [_mm256_setzero_si256(); REGS];
-        // SAFETY (whole block): base + 16·regs ≤ h, and columns were checked to lie in `w`.
-        let s = src.as_ptr().add(base);
-        for (k, reg) in r.iter_mut().enumerate().take(regs) {
-            *reg = _mm256_loadu_si256(s.add(16 * k) as *const __m256i);
+        acc_block_avx2::<1>(w, src, dst, add, sub, base);
+        base += 16;
+    }
+}
+
+/// One block of `16 · R` lanes from `base`. `R` is a constant so that the loops over the
+/// registers unroll and the block stays in registers (with a run-time count it was kept
+/// on the stack and copied on every call).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn acc_block_avx2<const R: usize>(
+    w: &[i16],
+    src: &[i16],
+    dst: &mut [i16],
+    add: &[u16],
+    sub: &[u16],
+    base: usize,
+) {
+    use std::arch::x86_64::*;
+    let h = src.len();
+    // SAFETY (whole block): the caller keeps base + 16·R ≤ h, and `acc_update` checked
+    // that every column lies in `w`.
+    let s = src.as_ptr().add(base);
+    let mut r = [_mm256_setzero_si256(); R];
+    for (k, reg) in r.iter_mut().enumerate() {
+        *reg = _mm256_loadu_si256(s.add(16 * k) as *const __m256i);
+    }
+    for &f in add {
+        let c = w.as_ptr().add(f as usize * h + base);
+        for (k, reg) in r.iter_mut().enumerate() {
+            *reg = _mm256_add_epi16(*reg, _mm256_loadu_si256(c.add(16 * k) as *const __m256i));
         }
-        for &f in add {
-            let c = w.as_ptr().add(f as usize * h + base);
-            for (k, reg) in r.iter_mut().enumerate().take(regs) {
-                *reg = _mm256_add_epi16(*reg, _mm256_loadu_si256(c.add(16 * k) as *const __m256i));
-            }
+    }
+    for &f in sub {
+        let c = w.as_ptr().add(f as usize * h + base);
+        for (k, reg) in r.iter_mut().enumerate() {
+            *reg = _mm256_sub_epi16(*reg, _mm256_loadu_si256(c.add(16 * k) as *const __m256i));
         }
-        for &f in sub {
-            let c = w.as_ptr().add(f as usize * h + base);
-            for (k, reg) in r.iter_mut().enumerate().take(regs) {
-                *reg = _mm256_sub_epi16(*reg, _mm256_loadu_si256(c.add(16 * k) as *const __m256i));
-            }
-        }
-        let d = dst.as_mut_ptr().add(base);
-        for (k, reg) in r.iter().enumerate().take(regs) {
-            _mm256_storeu_si256(d.add(16 * k) as *mut __m256i, *reg);
-        }
-        base += 16 * regs;
+    }
+    let d = dst.as_mut_ptr().add(base);
+    for (k, reg) in r.iter().enumerate() {
+        _mm256_storeu_si256(d.add(16 * k) as *mut __m256i, *reg);
     }
 }
 
