@@ -6,6 +6,7 @@
 
 pub mod alphabeta;
 pub mod history;
+pub mod movelist;
 pub mod movepick;
 pub mod params;
 pub mod see;

@@ -1,13 +1,19 @@
-//! Move ordering: the TT move first, before anything is generated (it cuts off often
-//! enough that many nodes never generate moves); then generate the legal moves once,
-//! score and sort them, and hand them out best first.
+//! Move ordering, in stages, so that a node cut off early pays only for what it used:
 //!
-//! Order: TT move, winning/equal captures and queen promotions (MVV-LVA + capture history),
-//! killers, counter move, quiets by history, losing captures last.
+//! 1. the TT move, before anything is generated;
+//! 2. captures and queen promotions, scored by MVV-LVA + capture history and handed out
+//!    best first; each capture's static exchange is checked only when it comes up, and a
+//!    losing one is set aside;
+//! 3. quiet moves (and under-promotions), generated and scored only once the good
+//!    captures are exhausted: killers, the counter move, then by history;
+//! 4. the losing captures set aside in stage 2.
+//!
+//! Quiescence (`noisy_only`, not in check) stops after stage 2 and the losing captures.
 
-use cozy_chess::{Board, Move, Piece};
+use cozy_chess::{Board, Move, Piece, PieceMoves};
 
 use super::history::{piece_index, ContKey, History};
+use super::movelist::{StackList, MAX_MOVES};
 use super::see::{piece_value, see_ge};
 
 const TT_SCORE: i32 = 1 << 30;
@@ -16,35 +22,62 @@ const KILLER_1: i32 = 1 << 27;
 const KILLER_2: i32 = KILLER_1 - 1;
 const COUNTER: i32 = KILLER_1 - 2;
 const BAD_CAPTURE: i32 = -(1 << 28);
+const UNDER_PROMOTION: i32 = BAD_CAPTURE - 1000;
 
 #[derive(Clone, Copy)]
 pub struct ScoredMove {
     pub mv: Move,
     pub score: i32,
-    pub is_capture: bool,
+    /// What the move captures (a pawn for en passant).
+    pub captured: Option<Piece>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    TtMove,
+    GenerateNoisy,
+    GoodNoisy,
+    GenerateQuiets,
+    Quiets,
+    BadNoisy,
+    Done,
 }
 
 pub struct MovePicker<'a> {
     board: &'a Board,
-    noisy_only: bool,
+    /// False in quiescence when not in check: captures and queen promotions only.
+    quiet_too: bool,
     /// The TT move, once checked to be legal here (and noisy in quiescence).
     tt_move: Option<ScoredMove>,
-    tt_move_given: bool,
-    /// Every other move, scored; `None` until generated.
-    moves: Option<Vec<ScoredMove>>,
-    next: usize,
+    stage: Stage,
+    /// `[0, bad_end)`: losing captures set aside; `[cur, noisy_end)`: noisy moves not yet
+    /// handed out; `[noisy_end, len)`: quiet moves, sorted once generated.
+    moves: StackList<ScoredMove, MAX_MOVES>,
+    /// What move generation found (one entry per piece), kept from stage 2 so that
+    /// stage 3 expands the quiet moves without generating again.
+    piece_moves: StackList<PieceMoves, 32>,
+    cur: usize,
+    noisy_end: usize,
+    bad_end: usize,
+    bad_cur: usize,
 }
 
 /// What a move captures, counting en passant as a pawn capture.
+#[inline]
 pub fn captured_piece(board: &Board, mv: Move) -> Option<Piece> {
     let them = board.colors(!board.side_to_move());
     if them.has(mv.to) {
         return board.piece_on(mv.to);
     }
-    if board.piece_on(mv.from) == Some(Piece::Pawn) && mv.from.file() != mv.to.file() {
+    if mv.from.file() != mv.to.file() && board.pieces(Piece::Pawn).has(mv.from) {
         return Some(Piece::Pawn);
     }
     None
+}
+
+/// Whether the move is handed out with the captures (stage 2) rather than the quiets.
+fn is_noisy(captured: Option<Piece>, mv: Move) -> bool {
+    captured.is_some() || mv.promotion == Some(Piece::Queen)
 }
 
 pub struct OrderingContext<'a> {
@@ -66,66 +99,101 @@ impl<'h> OrderingContext<'h> {
 
 impl<'a> MovePicker<'a> {
     /// All legal moves (or only noisy ones when `noisy_only`, unless in check). Nothing is
-    /// generated yet; the ordering context comes with each `next_move`, so the moves are
-    /// scored with the history as it stands after the TT move's search.
+    /// generated yet; the ordering context comes with each `next_move`, so each stage is
+    /// scored with the history as it stands when that stage begins.
     pub fn new(board: &'a Board, tt_move: Option<Move>, noisy_only: bool) -> Self {
         let quiet_too = !noisy_only || !board.checkers().is_empty();
         let tt_move = tt_move.filter(|&mv| board.is_legal(mv)).and_then(|mv| {
-            let is_capture = captured_piece(board, mv).is_some();
-            (quiet_too || is_capture || mv.promotion == Some(Piece::Queen)).then_some(ScoredMove {
+            let captured = captured_piece(board, mv);
+            (quiet_too || is_noisy(captured, mv)).then_some(ScoredMove {
                 mv,
                 score: TT_SCORE,
-                is_capture,
+                captured,
             })
         });
         MovePicker {
             board,
-            noisy_only,
+            quiet_too,
             tt_move,
-            tt_move_given: false,
-            moves: None,
-            next: 0,
+            stage: Stage::TtMove,
+            moves: StackList::new(),
+            piece_moves: StackList::new(),
+            cur: 0,
+            noisy_end: 0,
+            bad_end: 0,
+            bad_cur: 0,
         }
     }
 
-    fn generate(&self, ctx: &OrderingContext) -> Vec<ScoredMove> {
+    fn is_tt_move(&self, mv: Move) -> bool {
+        self.tt_move.is_some_and(|t| t.mv == mv)
+    }
+
+    /// Stage 2's moves, scored without their static exchange (checked when handed out).
+    fn generate_noisy(&mut self, ctx: &OrderingContext) {
         let board = self.board;
-        let mut moves = Vec::with_capacity(48);
         let us = board.side_to_move();
-        let counter = ctx.history.counter(ctx.conts[0]);
-        let in_check = !board.checkers().is_empty();
-        let quiet_too = !self.noisy_only || in_check;
         let them = board.colors(!us);
-        let tt_move = self.tt_move.map(|s| s.mv);
+        let keep = self.quiet_too;
+        let mut piece_moves = StackList::new();
         board.generate_moves(|mut pm| {
-            // Quiescence wants captures only: drop a piece's quiet targets before they are
-            // expanded (pawns keep theirs for en passant and promotions, filtered below).
-            if !quiet_too && pm.piece != Piece::Pawn {
+            if keep {
+                piece_moves.push(pm);
+            }
+            // Pawns keep every target: en passant and promotions are sorted out below.
+            if pm.piece != Piece::Pawn {
                 pm.to &= them;
             }
             let piece = piece_index(us, pm.piece);
             for mv in pm {
-                if Some(mv) == tt_move {
-                    continue; // handed out first
-                }
                 let captured = captured_piece(board, mv);
-                let is_capture = captured.is_some();
-                if !quiet_too && !is_capture && mv.promotion != Some(Piece::Queen) {
+                if !is_noisy(captured, mv) || self.is_tt_move(mv) {
                     continue;
                 }
-                let score = if let Some(victim) = captured {
-                    let mvv = piece_value(victim) * 16 - piece_value(pm.piece) / 16;
-                    let hist = ctx.history.capture(piece, mv.to as usize, victim);
-                    let promo = mv.promotion.map_or(0, piece_value);
-                    if see_ge(board, mv, 0) {
-                        GOOD_CAPTURE + mvv + promo + hist
-                    } else {
-                        BAD_CAPTURE + mvv + hist
+                let promo = mv.promotion.map_or(0, piece_value);
+                let score = match captured {
+                    Some(victim) => {
+                        piece_value(victim) * 16 - piece_value(pm.piece) / 16
+                            + promo
+                            + ctx.history.capture(piece, mv.to as usize, victim)
                     }
-                } else if mv.promotion == Some(Piece::Queen) {
-                    GOOD_CAPTURE + piece_value(Piece::Queen)
-                } else if mv.promotion.is_some() {
-                    BAD_CAPTURE - 1000 // under-promotions: rarely right
+                    None => promo,
+                };
+                self.moves.push(ScoredMove {
+                    mv,
+                    score,
+                    captured,
+                });
+            }
+            false
+        });
+        self.piece_moves = piece_moves;
+        self.noisy_end = self.moves.len();
+    }
+
+    /// Stage 3's moves, sorted by score (stable: equal scores keep generation order).
+    fn generate_quiets(&mut self, ctx: &OrderingContext) {
+        let board = self.board;
+        let us = board.side_to_move();
+        let empty = !board.occupied();
+        let counter = ctx.history.counter(ctx.conts[0]);
+        for i in 0..self.piece_moves.len() {
+            let mut pm = self.piece_moves[i];
+            if pm.piece != Piece::Pawn {
+                pm.to &= empty | board.colors(us); // our own pieces: castling's rook square
+            }
+            let piece = piece_index(us, pm.piece);
+            for mv in pm {
+                let captured = if pm.piece == Piece::Pawn {
+                    captured_piece(board, mv)
+                } else {
+                    None
+                };
+                if is_noisy(captured, mv) || self.is_tt_move(mv) {
+                    continue;
+                }
+                let score = if mv.promotion.is_some() {
+                    UNDER_PROMOTION // rarely right
                 } else if Some(mv) == ctx.killers[0] {
                     KILLER_1
                 } else if Some(mv) == ctx.killers[1] {
@@ -137,51 +205,225 @@ impl<'a> MovePicker<'a> {
                         + ctx.history.cont(ctx.conts[0], piece, mv.to as usize)
                         + ctx.history.cont(ctx.conts[1], piece, mv.to as usize)
                 };
-                moves.push(ScoredMove {
+                self.moves.push(ScoredMove {
                     mv,
                     score,
-                    is_capture,
+                    captured: None,
                 });
             }
-            false
-        });
-        // One sort (stable: equal scores keep generation order). Nodes that get this far
-        // usually try many moves, and late-move pruning walks past the rest, which a
-        // selection sort would pay for again at every step.
-        moves.sort_by(|a, b| b.score.cmp(&a.score));
-        moves
+        }
+        insertion_sort_descending(&mut self.moves[self.noisy_end..]);
     }
 
     /// The best move not handed out yet.
     pub fn next_move(&mut self, ctx: &OrderingContext) -> Option<ScoredMove> {
-        if !self.tt_move_given {
-            self.tt_move_given = true;
-            if self.tt_move.is_some() {
-                return self.tt_move;
+        loop {
+            match self.stage {
+                Stage::TtMove => {
+                    self.stage = Stage::GenerateNoisy;
+                    if self.tt_move.is_some() {
+                        return self.tt_move;
+                    }
+                }
+                Stage::GenerateNoisy => {
+                    self.generate_noisy(ctx);
+                    self.stage = Stage::GoodNoisy;
+                }
+                Stage::GoodNoisy => {
+                    while self.cur < self.noisy_end {
+                        let best = (self.cur + 1..self.noisy_end).fold(self.cur, |b, i| {
+                            if self.moves[i].score > self.moves[b].score {
+                                i
+                            } else {
+                                b
+                            }
+                        });
+                        self.moves.swap(self.cur, best);
+                        let m = self.moves[self.cur];
+                        self.cur += 1;
+                        if m.captured.is_some() && !see_ge(self.board, m.mv, 0) {
+                            // Set aside for stage 4; `bad_end <= cur`, so nothing unread
+                            // is overwritten, and they stay in descending order.
+                            self.moves[self.bad_end] = m;
+                            self.bad_end += 1;
+                            continue;
+                        }
+                        return Some(ScoredMove {
+                            score: GOOD_CAPTURE + m.score,
+                            ..m
+                        });
+                    }
+                    self.stage = if self.quiet_too {
+                        Stage::GenerateQuiets
+                    } else {
+                        Stage::BadNoisy
+                    };
+                }
+                Stage::GenerateQuiets => {
+                    self.generate_quiets(ctx);
+                    self.stage = Stage::Quiets;
+                }
+                Stage::Quiets => {
+                    if self.cur < self.moves.len() {
+                        self.cur += 1;
+                        return Some(self.moves[self.cur - 1]);
+                    }
+                    self.stage = Stage::BadNoisy;
+                }
+                Stage::BadNoisy => {
+                    if self.bad_cur < self.bad_end {
+                        let m = self.moves[self.bad_cur];
+                        self.bad_cur += 1;
+                        return Some(ScoredMove {
+                            score: BAD_CAPTURE + m.score,
+                            ..m
+                        });
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::Done => return None,
             }
         }
-        if self.moves.is_none() {
-            self.moves = Some(self.generate(ctx));
-        }
-        let moves = self.moves.as_ref()?;
-        let next = moves.get(self.next).copied();
-        self.next += 1;
-        next
     }
 
-    /// Whether there is no move at all (generates the moves unless the TT move exists).
-    pub fn is_empty(&mut self, ctx: &OrderingContext) -> bool {
-        if self.tt_move.is_some() {
-            return false;
-        }
-        if self.moves.is_none() {
-            self.moves = Some(self.generate(ctx));
-        }
-        self.moves.as_ref().is_none_or(|m| m.is_empty())
+    /// Whether the position has no legal move at all (cheap: stops at the first one).
+    pub fn is_empty(&self) -> bool {
+        self.tt_move.is_none() && !self.board.generate_moves(|pm| !pm.to.is_empty())
     }
 
-    /// True if a move scored as a losing capture (used by pruning decisions).
+    /// True if a move scored as a losing capture or an under-promotion (used by pruning
+    /// decisions).
     pub fn is_bad_capture(score: i32) -> bool {
         score < BAD_CAPTURE / 2
+    }
+}
+
+/// Sorts best first, keeping equal scores in generation order. Lists are short (a few
+/// dozen quiets), where insertion sort beats the general-purpose sorts.
+fn insertion_sort_descending(moves: &mut [ScoredMove]) {
+    for i in 1..moves.len() {
+        let m = moves[i];
+        let mut j = i;
+        while j > 0 && moves[j - 1].score < m.score {
+            moves[j] = moves[j - 1];
+            j -= 1;
+        }
+        moves[j] = m;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    const FENS: &[&str] = &[
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        // Kiwipete: castling both ways, captures of every kind, pins.
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        // Promotions with and without capture, en passant available.
+        "r3k3/1P6/8/3pP3/8/8/6p1/4K2R w Kq d6 0 2",
+        "4k3/8/8/8/8/8/1p6/R1N1K3 b - - 0 1",
+        // In check: evasions only.
+        "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1",
+    ];
+
+    fn handed_out(board: &Board, tt: Option<Move>, noisy_only: bool) -> Vec<ScoredMove> {
+        let history = History::default();
+        let ctx = OrderingContext {
+            history: &history,
+            killers: [None, None],
+            conts: [None, None],
+        };
+        let mut picker = MovePicker::new(board, tt, noisy_only);
+        std::iter::from_fn(|| picker.next_move(&ctx)).collect()
+    }
+
+    fn legal(board: &Board) -> Vec<Move> {
+        let mut moves = Vec::new();
+        board.generate_moves(|pm| {
+            moves.extend(pm);
+            false
+        });
+        moves
+    }
+
+    #[test]
+    fn every_legal_move_once_tt_move_first() {
+        for fen in FENS {
+            let board: Board = fen.parse().unwrap();
+            let all = legal(&board);
+            for tt in [None, all.last().copied()] {
+                let out = handed_out(&board, tt, false);
+                let got: Vec<Move> = out.iter().map(|s| s.mv).collect();
+                let unique: HashSet<Move> = got.iter().copied().collect();
+                assert_eq!(got.len(), all.len(), "{fen}: a move twice or missing");
+                assert_eq!(unique, all.iter().copied().collect(), "{fen}");
+                if let Some(tt) = tt {
+                    assert_eq!(got[0], tt, "{fen}: TT move first");
+                }
+                for s in &out {
+                    assert_eq!(s.captured, captured_piece(&board, s.mv), "{fen} {}", s.mv);
+                }
+                // Stages in order: after the TT move, scores never rise except where a
+                // losing capture follows the quiets (it was set aside in stage 2).
+                let classes: Vec<u8> = out[tt.is_some() as usize..]
+                    .iter()
+                    .map(|s| match s.score {
+                        x if x >= GOOD_CAPTURE => 0,
+                        x if x > BAD_CAPTURE / 2 => 1,
+                        x if x >= UNDER_PROMOTION
+                            && s.mv.promotion.is_some()
+                            && s.captured.is_none() =>
+                        {
+                            2
+                        }
+                        _ => 3,
+                    })
+                    .collect();
+                assert!(
+                    classes.windows(2).all(|w| w[0] <= w[1]),
+                    "{fen}: {classes:?}"
+                );
+                for s in &out {
+                    if s.score >= GOOD_CAPTURE && s.score < TT_SCORE && s.captured.is_some() {
+                        assert!(
+                            see_ge(&board, s.mv, 0),
+                            "{fen}: {} is not a good capture",
+                            s.mv
+                        );
+                    }
+                    if MovePicker::is_bad_capture(s.score) && s.captured.is_some() {
+                        assert!(!see_ge(&board, s.mv, 0), "{fen}: {} is not losing", s.mv);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn quiescence_gets_noisy_moves_or_every_evasion() {
+        for fen in FENS {
+            let board: Board = fen.parse().unwrap();
+            let got: HashSet<Move> = handed_out(&board, None, true)
+                .iter()
+                .map(|s| s.mv)
+                .collect();
+            let expected: HashSet<Move> = legal(&board)
+                .into_iter()
+                .filter(|&mv| {
+                    !board.checkers().is_empty() || is_noisy(captured_piece(&board, mv), mv)
+                })
+                .collect();
+            assert_eq!(got, expected, "{fen}");
+        }
+    }
+
+    #[test]
+    fn no_moves_is_empty() {
+        let mate: Board = "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1".parse().unwrap();
+        assert!(MovePicker::new(&mate, None, false).is_empty());
+        let start = Board::default();
+        assert!(!MovePicker::new(&start, None, false).is_empty());
     }
 }

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use cozy_chess::{Board, Move, Piece};
 
 use super::history::{piece_index, ContKey, History};
+use super::movelist::{StackList, MAX_MOVES};
 use super::movepick::{captured_piece, MovePicker, OrderingContext};
 use super::params::*;
 use super::see::{piece_value, see_ge};

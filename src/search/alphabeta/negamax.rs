@@ -154,15 +154,15 @@ impl SearchThread<'_> {
 
         let conts = self.conts(ply);
         let mut picker = MovePicker::new(board, tt_move, false);
-        if picker.is_empty(&OrderingContext::at(self.history, ply, conts)) {
+        if picker.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
         let original_alpha = alpha;
         let mut best_score = tb_floor;
         let mut best_move = None;
         let mut moves_searched = 0usize;
-        let mut quiets_tried: Vec<Move> = Vec::with_capacity(32);
-        let mut captures_tried: Vec<(usize, usize, Piece)> = Vec::with_capacity(16);
+        let mut quiets_tried: StackList<Move, MAX_MOVES> = StackList::new();
+        let mut captures_tried: StackList<(usize, usize, Piece), MAX_MOVES> = StackList::new();
         let mut skip_quiets = false;
         let check_info = CheckInfo::new(board);
 
@@ -174,7 +174,7 @@ impl SearchThread<'_> {
             if root && (!self.shared.root_moves.contains(&mv) || self.excluded_root.contains(&mv)) {
                 continue;
             }
-            let captured = captured_piece(board, mv);
+            let captured = scored.captured;
             let is_quiet = captured.is_none() && mv.promotion.is_none();
             let moving = board.piece_on(mv.from).unwrap_or(Piece::Pawn);
             // Whether the move gives check decides pruning below. Quiet moves (most of

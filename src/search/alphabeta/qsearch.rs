@@ -62,7 +62,7 @@ impl SearchThread<'_> {
                 if MovePicker::is_bad_capture(scored.score) {
                     break; // everything after a losing capture loses material too
                 }
-                let gain = captured_piece(board, mv).map_or(0, piece_value)
+                let gain = scored.captured.map_or(0, piece_value)
                     + mv.promotion.map_or(0, |p| piece_value(p) - 100);
                 if stand_pat + gain + QS_DELTA <= alpha {
                     continue; // delta pruning: even winning this can't raise alpha
