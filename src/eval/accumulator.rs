@@ -154,7 +154,12 @@ impl AccStack {
             self.changes.resize(slots, [NO_CHANGE; 2]);
             self.fresh.resize(slots, false);
         }
-        let mut delta = [NO_CHANGE; 2];
+        // Written in place: only the counts need clearing.
+        let delta = &mut self.changes[self.ply + 1];
+        for d in delta.iter_mut() {
+            d.add.n = 0;
+            d.sub.n = 0;
+        }
         for color in [Color::White, Color::Black] {
             for piece in Piece::ALL {
                 let b = before.colored_pieces(color, piece);
@@ -198,7 +203,6 @@ impl AccStack {
             }
         }
         self.ply += 1;
-        self.changes[self.ply] = delta;
         self.fresh[self.ply] = false;
     }
 

@@ -135,7 +135,8 @@ impl<'a> MovePicker<'a> {
         let us = board.side_to_move();
         let them = board.colors(!us);
         let keep = self.quiet_too;
-        let mut piece_moves = StackList::new();
+        let tt_move = self.tt_move.map(|t| t.mv);
+        let (moves, piece_moves) = (&mut self.moves, &mut self.piece_moves);
         board.generate_moves(|mut pm| {
             if keep {
                 piece_moves.push(pm);
@@ -147,7 +148,7 @@ impl<'a> MovePicker<'a> {
             let piece = piece_index(us, pm.piece);
             for mv in pm {
                 let captured = captured_piece(board, mv);
-                if !is_noisy(captured, mv) || self.is_tt_move(mv) {
+                if !is_noisy(captured, mv) || Some(mv) == tt_move {
                     continue;
                 }
                 let promo = mv.promotion.map_or(0, piece_value);
@@ -159,7 +160,7 @@ impl<'a> MovePicker<'a> {
                     }
                     None => promo,
                 };
-                self.moves.push(ScoredMove {
+                moves.push(ScoredMove {
                     mv,
                     score,
                     captured,
@@ -167,7 +168,6 @@ impl<'a> MovePicker<'a> {
             }
             false
         });
-        self.piece_moves = piece_moves;
         self.noisy_end = self.moves.len();
     }
 
