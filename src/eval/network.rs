@@ -141,8 +141,13 @@ impl Model {
     /// The head after the feature transformer: `acc_stm`, `acc_other` are [B, H]
     /// pre-activation accumulators; returns [B, 1] raw outputs.
     pub fn head(&self, acc_stm: &Tensor, acc_other: &Tensor) -> candle_core::Result<Tensor> {
-        let x = Tensor::cat(&[crelu(acc_stm)?, crelu(acc_other)?], 1)?;
-        let x = crelu(&self.l1.forward(&x)?)?;
+        self.head_activated(&Tensor::cat(&[crelu(acc_stm)?, crelu(acc_other)?], 1)?)
+    }
+
+    /// The head from the activated feature transformer, [B, 2H] (side to move first), as
+    /// the trainer's fused op produces it; returns [B, 1] raw outputs.
+    pub fn head_activated(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let x = crelu(&self.l1.forward(x)?)?;
         let x = crelu(&self.l2.forward(&x)?)?;
         self.out.forward(&x)
     }

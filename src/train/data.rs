@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use cozy_chess::Color;
 
-use super::sparse::SparseBatch;
+use super::sparse::{SparseBatch, PAD};
 
 use crate::eval::features::{self, HMC, INPUTS, STM};
 
@@ -26,6 +26,9 @@ pub struct Dataset {
     /// Labels from White's view.
     cp: Vec<f32>,
     result: Vec<f32>,
+    /// Loss weight of the positions from `spans[k].0` on (one span per file read; see
+    /// [`Self::begin_source`]); positions before the first span weigh 1.
+    spans: Vec<(usize, f32)>,
 }
 
 /// Counters of a load.
@@ -45,6 +48,24 @@ impl Dataset {
 
     pub fn is_empty(&self) -> bool {
         self.cp.is_empty()
+    }
+
+    /// Positions added from now on weigh `weight` in the loss (mixing data sets).
+    pub fn begin_source(&mut self, weight: f32) {
+        self.spans.push((self.len(), weight));
+    }
+
+    /// True if some position weighs other than 1.
+    pub fn is_weighted(&self) -> bool {
+        self.spans.iter().any(|&(_, w)| w != 1.0)
+    }
+
+    /// Loss weight of position `i`.
+    pub fn weight(&self, i: usize) -> f32 {
+        match self.spans.partition_point(|&(start, _)| start <= i) {
+            0 => 1.0,
+            k => self.spans[k - 1].1,
+        }
     }
 
     /// Parses one line; `None` if it is malformed.
@@ -232,24 +253,67 @@ impl Dataset {
 }
 
 impl Dataset {
-    /// Sparse batch (side to move, other) and targets for `ids`.
+    /// Sparse batch (side to move, other) and targets for `ids`: the active features of
+    /// each perspective straight from the compact form, in ascending order, exactly the
+    /// lists [`SparseBatch::push_dense`] would take from the dense rows of [`Self::fill`].
     pub fn sparse_batch(&self, ids: &[usize], lambda: f32, scale: f32, bufs: &mut SparseBufs) {
-        let mut s = vec![0f32; INPUTS];
-        let mut o = vec![0f32; INPUTS];
         let (mut stm, mut other) = (SparseBatch::default(), SparseBatch::default());
-        stm.idx.reserve(ids.len() * features::MAX_ACTIVE);
-        other.idx.reserve(ids.len() * features::MAX_ACTIVE);
-        bufs.target.clear();
-        for &i in ids {
-            s.iter_mut().for_each(|x| *x = 0.0);
-            o.iter_mut().for_each(|x| *x = 0.0);
-            self.fill(i, &mut s, &mut o);
-            stm.push_dense(&s);
-            other.push_dense(&o);
-            bufs.target.push(self.target(i, lambda, scale));
+        for batch in [&mut stm, &mut other] {
+            batch.idx.reserve(ids.len() * features::MAX_ACTIVE);
+            batch.hmc.reserve(ids.len());
         }
+        bufs.target.clear();
+        bufs.weight.clear();
+        let mut white = Vec::with_capacity(features::MAX_ACTIVE);
+        let mut black = Vec::with_capacity(features::MAX_ACTIVE);
+        for &i in ids {
+            self.active_lists(i, &mut white, &mut black);
+            let (s, o) = if self.black_to_move(i) {
+                (&black, &white)
+            } else {
+                (&white, &black)
+            };
+            let h = self.hmc[i] as f32 / 100.0;
+            for (batch, list) in [(&mut stm, s), (&mut other, o)] {
+                batch.idx.extend_from_slice(list);
+                batch
+                    .idx
+                    .resize(batch.idx.len() + features::MAX_ACTIVE - list.len(), PAD);
+                batch.hmc.push(h);
+            }
+            bufs.target.push(self.target(i, lambda, scale));
+            bufs.weight.push(self.weight(i));
+        }
+        bufs.weighted = self.is_weighted();
         bufs.stm = Arc::new(stm);
         bufs.other = Arc::new(other);
+    }
+
+    /// The active binary features of position `i` from White's and Black's view, each in
+    /// ascending order (pieces, then side to move, castling, en passant).
+    fn active_lists(&self, i: usize, white: &mut Vec<u16>, black: &mut Vec<u16>) {
+        white.clear();
+        black.clear();
+        let ps = &self.pieces[self.offsets[i] as usize..self.offsets[i + 1] as usize];
+        white.extend_from_slice(ps);
+        black.extend(ps.iter().map(|&f| flip(f as usize) as u16));
+        white.sort_unstable();
+        black.sort_unstable();
+        let to_move = if self.black_to_move(i) {
+            &mut *black
+        } else {
+            &mut *white
+        };
+        to_move.push(STM as u16);
+        let aux = (self.aux[i] & 0x1ffe) as u32;
+        for (list, bits) in [(&mut *white, aux), (&mut *black, features::black_view(aux))] {
+            for bit in 1..13 {
+                if bits & (1 << bit) != 0 {
+                    list.push((STM + bit) as u16);
+                }
+            }
+            list.truncate(features::MAX_ACTIVE);
+        }
     }
 }
 
@@ -259,6 +323,9 @@ pub struct SparseBufs {
     pub stm: Arc<SparseBatch>,
     pub other: Arc<SparseBatch>,
     pub target: Vec<f32>,
+    /// Loss weight per position, used when `weighted`.
+    pub weight: Vec<f32>,
+    pub weighted: bool,
 }
 
 /// Reusable batch buffers.
@@ -301,6 +368,59 @@ mod tests {
             assert_eq!(s, features::dense(&b, b.side_to_move()), "{fen}");
             assert_eq!(o, features::dense(&b, !b.side_to_move()), "{fen}");
         }
+    }
+
+    #[test]
+    fn sparse_batches_equal_the_dense_rows() {
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b Kq - 17 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w Qk - 3 1",
+            "4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1",
+            "4k3/8/8/3Pp3/8/8/8/4K3 w - e6 0 1",
+            "8/8/8/8/8/8/8/K6k b - - 99 80",
+        ];
+        let mut ds = Dataset::default();
+        for fen in fens {
+            ds.push(&crate::chess::parse_fen(fen).expect("fen"), -35.0, 0.0);
+        }
+        let ids: Vec<usize> = (0..fens.len()).rev().chain(0..fens.len()).collect();
+        let mut bufs = SparseBufs::default();
+        ds.sparse_batch(&ids, 0.3, 400.0, &mut bufs);
+        let (mut stm, mut other) = (SparseBatch::default(), SparseBatch::default());
+        for &i in &ids {
+            let mut s = vec![0.0; INPUTS];
+            let mut o = vec![0.0; INPUTS];
+            ds.fill(i, &mut s, &mut o);
+            stm.push_dense(&s);
+            other.push_dense(&o);
+        }
+        assert_eq!(bufs.stm.idx, stm.idx);
+        assert_eq!(bufs.stm.hmc, stm.hmc);
+        assert_eq!(bufs.other.idx, other.idx);
+        assert_eq!(bufs.other.hmc, other.hmc);
+        let targets: Vec<f32> = ids.iter().map(|&i| ds.target(i, 0.3, 400.0)).collect();
+        assert_eq!(bufs.target, targets);
+    }
+
+    #[test]
+    fn sources_carry_their_weights() {
+        let line = "8/8/8/8/8/8/8/K6k w - - 0 1 | 0 | 0.5\n";
+        let mut ds = Dataset::default();
+        let mut st = LoadStats::default();
+        ds.read_from(line.as_bytes(), usize::MAX, &mut st);
+        assert!(!ds.is_weighted());
+        ds.begin_source(3.0);
+        ds.read_from(line.repeat(2).as_bytes(), usize::MAX, &mut st);
+        ds.begin_source(1.0);
+        ds.read_from(line.as_bytes(), usize::MAX, &mut st);
+        assert!(ds.is_weighted());
+        let weights: Vec<f32> = (0..ds.len()).map(|i| ds.weight(i)).collect();
+        assert_eq!(weights, [1.0, 3.0, 3.0, 1.0]);
+        let mut bufs = SparseBufs::default();
+        ds.sparse_batch(&[3, 1, 0], 0.3, 400.0, &mut bufs);
+        assert_eq!(bufs.weight, [1.0, 3.0, 1.0]);
+        assert!(bufs.weighted);
     }
 
     #[test]

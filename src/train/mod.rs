@@ -23,7 +23,9 @@ use data::{Dataset, LoadStats, SparseBufs};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct TrainArgs {
-    /// Training files: `FEN | score_cp_white | result_white` per line, plain or .gz.
+    /// Training files: `FEN | score_cp_white | result_white` per line (plain or .gz), or
+    /// self-play game files (`.vf`). `FILE@W` weighs the file's positions W in the loss
+    /// (mixing data sets; default 1).
     #[arg(long, num_args = 1.., required_unless_present = "bench_eval")]
     pub data: Vec<String>,
     /// Where to write the trained network (safetensors).
@@ -183,11 +185,16 @@ pub fn batch_loss(model: &Model, bufs: &SparseBufs, n: usize) -> candle_core::Re
         Some(b) => b,
         None => candle_core::bail!("ft has no bias"),
     };
-    let acc_s = sparse::ft_forward(w, b, Arc::clone(&bufs.stm))?;
-    let acc_o = sparse::ft_forward(w, b, Arc::clone(&bufs.other))?;
-    let y = model.head(&acc_s, &acc_o)?;
+    let x = sparse::ft_crelu_pair(w, b, Arc::clone(&bufs.stm), Arc::clone(&bufs.other))?;
+    let y = model.head_activated(&x)?;
     let p = candle_nn::ops::sigmoid(&y)?;
-    candle_nn::loss::mse(&p, &target)
+    if !bufs.weighted {
+        return candle_nn::loss::mse(&p, &target);
+    }
+    // Weighted mean of the squared errors (data sets mixed by `FILE@WEIGHT`).
+    let w = Tensor::from_slice(&bufs.weight, (n, 1), &dev)?;
+    let sq = (&p - &target)?.sqr()?;
+    (sq * &w)?.sum_all()? / w.sum_all()?.to_scalar::<f32>()? as f64
 }
 
 /// Mean loss over `ids` without training.
@@ -223,12 +230,31 @@ fn cosine_lr(args: &TrainArgs, step: usize, total: usize) -> f64 {
     lo + 0.5 * (args.lr - lo) * (1.0 + (std::f64::consts::PI * t).cos())
 }
 
+/// `FILE` or `FILE@WEIGHT` (a positive loss weight for the file's positions).
+fn data_spec(spec: &str) -> Result<(&str, f32), String> {
+    // A suffix that is not a number is part of the path (paths may contain '@').
+    match spec.rsplit_once('@').map(|(p, w)| (p, w.parse::<f32>())) {
+        Some((path, Ok(w))) if !path.is_empty() => {
+            if w.is_finite() && w > 0.0 {
+                Ok((path, w))
+            } else {
+                Err(format!(
+                    "--data '{spec}': the weight after '@' must be positive"
+                ))
+            }
+        }
+        _ => Ok((spec, 1.0)),
+    }
+}
+
 /// Loads all `--data` files.
 pub fn load_data(args: &TrainArgs) -> Result<(Dataset, LoadStats), String> {
     let max = args.max_positions.unwrap_or(usize::MAX);
     let mut ds = Dataset::default();
     let mut stats = LoadStats::default();
-    for path in &args.data {
+    for spec in &args.data {
+        let (path, weight) = data_spec(spec)?;
+        ds.begin_source(weight);
         ds.read_file(path, max, &mut stats)?;
     }
     Ok((ds, stats))
@@ -600,4 +626,22 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
         seconds: start.elapsed().as_secs_f64(),
         tensors: tensors_to_save(&vars, args.scale)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::data_spec;
+
+    #[test]
+    fn data_specs_take_an_optional_weight() {
+        assert_eq!(data_spec("a.txt.gz"), Ok(("a.txt.gz", 1.0)));
+        assert_eq!(
+            data_spec("data/gen1/seed1.vf@2.5"),
+            Ok(("data/gen1/seed1.vf", 2.5))
+        );
+        assert_eq!(data_spec("@home/x.vf"), Ok(("@home/x.vf", 1.0)));
+        assert!(data_spec("a.vf@0").is_err());
+        assert_eq!(data_spec("a@b.vf"), Ok(("a@b.vf", 1.0)));
+        assert!(data_spec("a.vf@-1").is_err());
+    }
 }
