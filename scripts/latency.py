@@ -129,10 +129,11 @@ def main() -> int:
     ap.add_argument("--churn", type=int, default=2000)
     ap.add_argument("--hash", type=int, default=1024, help="MB for the latency runs (default 1024)")
     ap.add_argument("--json", help="append the results as one JSON line to this file")
+    ap.add_argument("--churn-only", action="store_true", help="skip the latency runs")
     args = ap.parse_args()
     results = {"engine": args.engine, "latency": []}
     ok = True
-    for threads in (1, 2):
+    for threads in () if args.churn_only else (1, 2):
         r = latency(args.engine, threads, args.samples, args.hash)
         results["latency"].append(r)
         print("threads %d, hash %d MB, %d samples: isready->readyok p50 %.2f p99 %.2f max %.2f ms; "
@@ -145,6 +146,7 @@ def main() -> int:
     results["churn"] = c
     print("churn: %d rounds of Hash/Threads changes + a search; RSS %.1f MB early, %.1f MB late (%+.1f %%)" % (
         c["rounds"], c["rss_early_mb"], c["rss_late_mb"], 100 * (c["growth"] or 0)))
+    print("RSS samples (MB):", " ".join(str(x) for x in c["rss_mb_samples"]))
     ok &= (c["growth"] or 0) < 0.2
     if args.json:
         with open(args.json, "a") as f:

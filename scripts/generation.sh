@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# One generation of the self-play loop (issue: "each new net must beat the last"):
+#
+#   1. data   (optional) more self-play games with the embedded net, appended to
+#             data/gen$DATA_GEN/seed$SEED.vf and recorded in data/manifest.tsv;
+#   2. train  net $NAME on the shared Stockfish-labelled positions plus every self-play
+#             file under data/ (weighted $SELFPLAY_WEIGHT in the loss), resuming from its
+#             checkpoint when a previous run was cut off;
+#   3. gate   the new net (EvalFile) against the embedded one, same binary, $GAMES games
+#             at $TC, results appended to docs/generations/$NAME.jsonl;
+#   4. record a row in docs/generations.md: data, training, losses, match, verdict.
+#
+# Each step is skipped when its output exists, so a run cut off by the end of a session
+# continues where it stopped when started again with the same settings. The verdict is
+# "accepted" when the 95 % interval of the pentanomial Elo lies above 0; EMBED=1 then
+# makes the net the embedded default (src/eval/mod.rs) and prints the new bench
+# signature for the commit.
+#
+# Usage: NAME=rookery-gen2 [DATAGEN_TIME=s DATA_GEN=1 SEED=n NODES=5000 THREADS=2]
+#        [EPOCHS=6 HIDDEN=256 SELFPLAY_WEIGHT=1 MAX_STEPS=n] [GAMES=400 TC=8+0.08]
+#        [EMBED=1] scripts/generation.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NAME=${NAME:?set NAME, e.g. NAME=rookery-gen2}
+DATAGEN_TIME=${DATAGEN_TIME:-0}
+DATA_GEN=${DATA_GEN:-1}
+NODES=${NODES:-5000}
+THREADS=${THREADS:-2}
+EPOCHS=${EPOCHS:-6}
+HIDDEN=${HIDDEN:-256}
+SELFPLAY_WEIGHT=${SELFPLAY_WEIGHT:-1}
+GAMES=${GAMES:-400}
+TC=${TC:-8+0.08}
+EMBED=${EMBED:-0}
+# The shared data set sits next to the repository (../shared/data/train by default).
+SHARED=${SHARED:-../shared/data/train}
+NET=nets/$NAME.safetensors
+RUN=target/$NAME
+RESULTS=docs/generations/$NAME.jsonl
+mkdir -p "$RUN" docs/generations
+export GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296
+
+cargo build --release --quiet
+BIN=target/release/rookery
+BASE_NET=$(sed -n 's/^pub const DEFAULT_NET_NAME: &str = "\(.*\)";/\1/p' src/eval/mod.rs)
+
+# 1. Self-play data with the embedded net.
+if (( DATAGEN_TIME > 0 )); then
+  if [[ -z ${SEED:-} ]]; then
+    SEED=1
+    while [[ -e data/gen$DATA_GEN/seed$SEED.vf ]]; do SEED=$((SEED + 1)); done
+  fi
+  echo "== data: $DATAGEN_TIME s of self-play into data/gen$DATA_GEN/seed$SEED.vf"
+  GEN=$DATA_GEN SEED=$SEED NODES=$NODES THREADS=$THREADS TIME=$DATAGEN_TIME \
+    NET=$BASE_NET scripts/datagen.sh
+fi
+
+# 2. Training.
+if [[ -e $NET ]]; then
+  echo "== train: $NET exists, skipped"
+else
+  mapfile -t selfplay < <(awk -F'\t' 'NR > 1 {print $1}' data/manifest.tsv)
+  data=("$SHARED"/sf15-n3000-part{1..4}.txt.gz)
+  for f in "${selfplay[@]}"; do data+=("$f@$SELFPLAY_WEIGHT"); done
+  resume=()
+  [[ -e $RUN/checkpoints/resume.safetensors ]] && resume=(--resume "$RUN/checkpoints/resume.safetensors")
+  steps=()
+  [[ -n ${MAX_STEPS:-} ]] && steps=(--stop-after-steps "$MAX_STEPS")
+  echo "== train: $NET from ${#data[@]} files (${#selfplay[@]} self-play, weight $SELFPLAY_WEIGHT)"
+  printf '%s\n' "${data[@]}" > "$RUN/data.txt"
+  rm -f "$NET.partial" # the trainer writes --out only when every epoch is done
+  nice -n 10 "$BIN" train --data "${data[@]}" --out "$NET.partial" --epochs "$EPOCHS" \
+    --batch-size 8192 --lr 0.004 --lr-final 0.05 --wdl-lambda 0.3 --scale 400 \
+    --val-fraction 0.02 --hidden "$HIDDEN" --seed 1 \
+    --checkpoint-dir "$RUN/checkpoints" --csv "$RUN/loss.csv" "${resume[@]}" "${steps[@]}"
+  if [[ ! -e $NET.partial ]]; then
+    echo "training stopped before the last epoch; run again to resume" >&2
+    exit 0
+  fi
+  mv "$NET.partial" "$NET"
+fi
+
+# 3. Gate: the new net against the embedded one.
+played=0
+[[ -e $RESULTS ]] && played=$(python3 -c "import json,sys; print(sum(json.loads(l)['games'] for l in open(sys.argv[1])))" "$RESULTS")
+if (( played >= GAMES )); then
+  echo "== gate: $played games already in $RESULTS, skipped"
+else
+  echo "== gate: $NAME vs $BASE_NET, $((GAMES - played)) games at $TC"
+  python3 scripts/match.py "rookery,name=$NAME,option.EvalFile=$PWD/$NET" \
+    "rookery,name=$BASE_NET" --tc "$TC" --games $((GAMES - played)) -c 2 \
+    --start $((played / 2 + 1)) --results "$RESULTS" --pgn "$RUN/gate.pgn" \
+    --engine-stderr discard
+fi
+
+# 4. Verdict and record.
+verdict=$(python3 scripts/generation_record.py --name "$NAME" --base "$BASE_NET" \
+  --net "$NET" --results "$RESULTS" --loss "$RUN/loss.csv" --data-list "$RUN/data.txt" \
+  --selfplay-weight "$SELFPLAY_WEIGHT" --epochs "$EPOCHS" --hidden "$HIDDEN")
+echo "== verdict: $verdict"
+if [[ $verdict == accepted && $EMBED == 1 ]]; then
+  sed -i "s|^pub const DEFAULT_NET_NAME: &str = \".*\";|pub const DEFAULT_NET_NAME: \&str = \"$NAME\";|; s|include_bytes!(\"../../nets/.*\.safetensors\")|include_bytes!(\"../../$NET\")|" src/eval/mod.rs
+  cargo build --release --quiet
+  nodes=$("$BIN" bench 2>/dev/null | tail -1 | awk '{print $1}')
+  sed -i "s|^pub const SIGNATURE: u64 = .*;|pub const SIGNATURE: u64 = $nodes;|" src/bench.rs
+  echo "embedded $NAME; commit with 'Bench: $nodes'"
+fi
