@@ -5,7 +5,8 @@ table and the thread pool leaks.
 1. `isready` -> `readyok` while a `go infinite` search runs, and `stop` -> `bestmove`,
    SAMPLES times each, with 1 and 2 threads and a 1 GB hash (p50/p99/max in ms).
 2. `setoption name Hash` and `Threads` changed between short searches CHURN times; the
-   resident set size (RSS, from /proc) is sampled along the way: it must stay flat.
+   resident set size (RSS, from /proc) is sampled along the way, each time after going
+   back to Hash 16 and 1 thread: it must stay flat.
 
     scripts/latency.py target/release/rookery [--samples 1000] [--churn 2000] [--json FILE]
 
@@ -111,6 +112,12 @@ def churn(path: str, rounds: int) -> dict:
         e.send("go nodes 200")
         e.wait("bestmove")
         if i % max(1, rounds // 40) == 0:
+            # Sample at one fixed configuration: RSS otherwise follows the table size of
+            # the moment (1-64 MB) and hides any trend.
+            e.send("setoption name Hash value 16")
+            e.send("setoption name Threads value 1")
+            e.send("go nodes 200")
+            e.wait("bestmove")
             e.send("isready")
             e.wait("readyok")
             rss.append(round(e.rss_mb(), 1))
