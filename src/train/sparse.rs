@@ -128,18 +128,6 @@ fn forward_rows(op: &SparseFtCrelu, out: &mut [f32], first: usize, wt: &[f32], b
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn forward_rows_avx2(
-    op: &SparseFtCrelu,
-    out: &mut [f32],
-    first: usize,
-    wt: &[f32],
-    bias: &[f32],
-) {
-    forward_rows(op, out, first, wt, bias)
-}
-
 /// Backward of positions `rows`: `gw` gets the weight gradient as [782][H] columns and
 /// then the bias gradient (H).
 #[inline(always)]
@@ -177,44 +165,21 @@ fn backward_rows(
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn backward_rows_avx2(
-    op: &SparseFtCrelu,
-    rows: std::ops::Range<usize>,
-    y: &[f32],
-    g: &[f32],
-    gw: &mut [f32],
-) {
-    backward_rows(op, rows, y, g, gw)
-}
-
-/// [`forward_rows`] through its AVX2 twin when the CPU has AVX2: the same source compiled
-/// twice, the same float operations in the same order (no FMA contraction), so the result
-/// does not depend on the machine.
-fn forward_rows_fast(op: &SparseFtCrelu, out: &mut [f32], first: usize, wt: &[f32], bias: &[f32]) {
+/// Runs `f` from a copy compiled with AVX2 when the CPU has it (the loops above are
+/// `inline(always)`, so they are compiled into that copy): the same float operations in
+/// the same order (no FMA contraction), so the result does not depend on the machine.
+#[inline(always)]
+fn with_avx2(f: impl FnOnce()) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2(f: impl FnOnce()) {
+            f()
+        }
         // SAFETY: the CPU has AVX2.
-        return unsafe { forward_rows_avx2(op, out, first, wt, bias) };
+        return unsafe { avx2(f) };
     }
-    forward_rows(op, out, first, wt, bias)
-}
-
-/// [`backward_rows`] through its AVX2 twin when the CPU has AVX2 (as [`forward_rows_fast`]).
-fn backward_rows_fast(
-    op: &SparseFtCrelu,
-    rows: std::ops::Range<usize>,
-    y: &[f32],
-    g: &[f32],
-    gw: &mut [f32],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2.
-        return unsafe { backward_rows_avx2(op, rows, y, g, gw) };
-    }
-    backward_rows(op, rows, y, g, gw)
+    f()
 }
 
 impl CustomOp2 for SparseFtCrelu {
@@ -251,7 +216,7 @@ impl CustomOp2 for SparseFtCrelu {
         std::thread::scope(|s| {
             for (c, chunk) in out.chunks_mut(per * 2 * h).enumerate() {
                 let wt = &wt;
-                s.spawn(move || forward_rows_fast(self, chunk, c * per, wt, bias));
+                s.spawn(move || with_avx2(|| forward_rows(self, chunk, c * per, wt, bias)));
             }
         });
         Ok((CpuStorage::F32(out), Shape::from((n, 2 * h))))
@@ -287,7 +252,7 @@ impl CustomOp2 for SparseFtCrelu {
                     s.spawn(move || {
                         let mut gw = vec![0f32; (INPUTS + 1) * h];
                         let rows = c * per..((c + 1) * per).min(n);
-                        backward_rows_fast(self, rows, y, g, &mut gw);
+                        with_avx2(|| backward_rows(self, rows, y, g, &mut gw));
                         gw
                     })
                 })
