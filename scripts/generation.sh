@@ -3,7 +3,7 @@
 #
 #   1. data   (optional) more self-play games with the embedded net, appended to
 #             data/gen$DATA_GEN/seed$SEED.vf and recorded in data/manifest.tsv;
-#   2. train  net $NAME on the shared Stockfish-labelled positions plus every self-play
+#   2. train  net $NAME on all the shared Stockfish-labelled positions (part*.txt.gz) plus every self-play
 #             file under data/ (weighted $SELFPLAY_WEIGHT in the loss), resuming from its
 #             checkpoint when a previous run was cut off;
 #   3. gate   the new net (EvalFile) against the embedded one, same binary, $GAMES games
@@ -60,7 +60,7 @@ if [[ -e $NET ]]; then
   echo "== train: $NET exists, skipped"
 else
   mapfile -t selfplay < <(awk -F'\t' 'NR > 1 {print $1}' data/manifest.tsv)
-  data=("$SHARED"/sf15-n3000-part{1..4}.txt.gz)
+  data=("$SHARED"/sf15-n3000-part*.txt.gz)
   for f in "${selfplay[@]}"; do data+=("$f@$SELFPLAY_WEIGHT"); done
   resume=()
   [[ -e $RUN/checkpoints/resume.safetensors ]] && resume=(--resume "$RUN/checkpoints/resume.safetensors")

@@ -53,7 +53,12 @@ def main():
     ap.add_argument("--out", default="docs/generations.md")
     a = ap.parse_args()
 
-    lines = [json.loads(l) for l in open(a.results) if l.strip()]
+    lines = []
+    if os.path.exists(a.results):
+        lines = [json.loads(l) for l in open(a.results) if l.strip()]
+    if not lines:  # GAMES=0: trained only, nothing to record yet
+        print("untested")
+        return
     penta = [sum(l["penta"][k] for l in lines) for k in range(5)]
     wins, draws, losses = (sum(l[k] for l in lines) for k in ("wins", "draws", "losses"))
     errors = sum(sum(l[k].values()) for l in lines for k in ("errors1", "errors2"))
