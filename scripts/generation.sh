@@ -8,7 +8,8 @@
 #             checkpoint when a previous run was cut off;
 #   3. gate   the new net (EvalFile) against the embedded one, same binary, $GAMES games
 #             at $TC, results appended to docs/generations/$NAME.jsonl;
-#   4. record a row in docs/generations.md: data, training, losses, match, verdict.
+#   4. record a row in docs/generations.md: data, training, losses, match, verdict, and
+#             redraw docs/generations.png (scripts/plot_generations.py).
 #
 # Each step is skipped when its output exists, so a run cut off by the end of a session
 # continues where it stopped when started again with the same settings. The verdict is
@@ -17,7 +18,8 @@
 # signature for the commit.
 #
 # Usage: NAME=rookery-gen2 [DATAGEN_TIME=s DATA_GEN=1 SEED=n NODES=5000 THREADS=2]
-#        [EPOCHS=6 HIDDEN=256 SELFPLAY_WEIGHT=1 MAX_STEPS=n] [GAMES=400 TC=8+0.08]
+#        [EPOCHS=6 HIDDEN=256 BUCKETS=1 PAIRWISE=0 SELFPLAY_WEIGHT=1 MAX_STEPS=n]
+#        [GAMES=400 TC=8+0.08]
 #        [EMBED=1] scripts/generation.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +30,8 @@ NODES=${NODES:-5000}
 THREADS=${THREADS:-2}
 EPOCHS=${EPOCHS:-6}
 HIDDEN=${HIDDEN:-256}
+BUCKETS=${BUCKETS:-1}
+PAIRWISE=${PAIRWISE:-0}
 SELFPLAY_WEIGHT=${SELFPLAY_WEIGHT:-1}
 GAMES=${GAMES:-400}
 TC=${TC:-8+0.08}
@@ -65,14 +69,17 @@ else
   resume=()
   [[ -e $RUN/checkpoints/resume.safetensors ]] && resume=(--resume "$RUN/checkpoints/resume.safetensors")
   steps=()
+  pairwise=()
+  if (( PAIRWISE )); then pairwise=(--pairwise); fi
   [[ -n ${MAX_STEPS:-} ]] && steps=(--stop-after-steps "$MAX_STEPS")
   echo "== train: $NET from ${#data[@]} files (${#selfplay[@]} self-play, weight $SELFPLAY_WEIGHT)"
   printf '%s\n' "${data[@]}" > "$RUN/data.txt"
   rm -f "$NET.partial" # the trainer writes --out only when every epoch is done
   nice -n 10 "$BIN" train --data "${data[@]}" --out "$NET.partial" --epochs "$EPOCHS" \
     --batch-size 8192 --lr 0.004 --lr-final 0.05 --wdl-lambda 0.3 --scale 400 \
-    --val-fraction 0.02 --hidden "$HIDDEN" --seed 1 \
-    --checkpoint-dir "$RUN/checkpoints" --csv "$RUN/loss.csv" "${resume[@]}" "${steps[@]}"
+    --val-fraction 0.02 --hidden "$HIDDEN" --output-buckets "$BUCKETS" --seed 1 \
+    --checkpoint-dir "$RUN/checkpoints" --csv "$RUN/loss.csv" "${resume[@]}" "${steps[@]}" \
+    "${pairwise[@]}"
   if [[ ! -e $NET.partial ]]; then
     echo "training stopped before the last epoch; run again to resume" >&2
     exit 0
@@ -96,8 +103,9 @@ fi
 # 4. Verdict and record.
 verdict=$(python3 scripts/generation_record.py --name "$NAME" --base "$BASE_NET" \
   --net "$NET" --results "$RESULTS" --loss "$RUN/loss.csv" --data-list "$RUN/data.txt" \
-  --selfplay-weight "$SELFPLAY_WEIGHT" --epochs "$EPOCHS" --hidden "$HIDDEN")
+  --selfplay-weight "$SELFPLAY_WEIGHT" --epochs "$EPOCHS" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE")
 echo "== verdict: $verdict"
+python3 scripts/plot_generations.py >/dev/null || echo "docs/generations.png not redrawn (matplotlib?)" >&2
 if [[ $verdict == accepted && $EMBED == 1 ]]; then
   sed -i "s|^pub const DEFAULT_NET_NAME: &str = \".*\";|pub const DEFAULT_NET_NAME: \&str = \"$NAME\";|; s|include_bytes!(\"../../nets/.*\.safetensors\")|include_bytes!(\"../../$NET\")|" src/eval/mod.rs
   cargo build --release --quiet

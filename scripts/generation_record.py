@@ -50,6 +50,8 @@ def main():
     ap.add_argument("--selfplay-weight", default="1")
     ap.add_argument("--epochs", default="?")
     ap.add_argument("--hidden", default="?")
+    ap.add_argument("--buckets", default="1")
+    ap.add_argument("--pairwise", default="0")
     ap.add_argument("--out", default="docs/generations.md")
     a = ap.parse_args()
 
@@ -79,7 +81,9 @@ def main():
     tc = lines[-1]["tc"] if lines else "?"
     row = (
         f"| {datetime.date.today()} | {a.name} | {a.base} | {files} files, {positions:,} positions, "
-        f"weight {a.selfplay_weight} | {a.epochs} epochs, H={a.hidden} | {val} | "
+        f"weight {a.selfplay_weight} | {a.epochs} epochs, H={a.hidden}"
+        f"{'' if a.buckets == '1' else f', {a.buckets} output buckets'}"
+        f"{', pairwise' if a.pairwise == '1' else ''} | {val} | "
         f"{wins + draws + losses} ({tc}) | {wins}-{draws}-{losses} | "
         f"{st['elo']:+.1f} ± {st['err']:.1f} | {errors} | **{verdict}** |\n"
     )

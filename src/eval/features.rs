@@ -27,6 +27,18 @@ pub const CASTLE: usize = 769;
 pub const EP: usize = 773;
 /// The halfmove-clock feature (non-binary).
 pub const HMC: usize = 781;
+/// Most output buckets a network may have (see [`output_bucket`]).
+pub const MAX_BUCKETS: usize = 16;
+
+/// The output bucket of a position with `pieces` pieces on the board (kings included, so
+/// 2..=32) for a net with `buckets` output buckets: the piece counts split into
+/// `buckets` ranges of equal width, fewest pieces first. With 8 buckets: 2–5 pieces → 0,
+/// …, 30–32 → 7. One bucket means one output for every position.
+#[inline]
+pub fn output_bucket(pieces: usize, buckets: usize) -> usize {
+    (pieces.saturating_sub(2) * buckets / 31).min(buckets - 1)
+}
+
 /// Largest number of binary features that can be active in one perspective
 /// (32 pieces + side to move + 4 castling + 1 en passant).
 pub const MAX_ACTIVE: usize = 38;
@@ -138,6 +150,25 @@ pub fn dense(board: &Board, persp: Color) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn output_buckets_split_piece_counts_evenly() {
+        let eight: Vec<usize> = (2..=32).map(|n| output_bucket(n, 8)).collect();
+        let mut want = Vec::new();
+        for b in 0..8 {
+            want.extend(std::iter::repeat(b).take(if b == 7 { 3 } else { 4 }));
+        }
+        assert_eq!(eight, want);
+        assert!((2..=32).all(|n| output_bucket(n, 1) == 0));
+        for buckets in 1..=MAX_BUCKETS {
+            let all: Vec<usize> = (2..=32).map(|n| output_bucket(n, buckets)).collect();
+            assert!(
+                all.windows(2).all(|w| w[0] <= w[1]),
+                "not monotone for {buckets}"
+            );
+            assert_eq!((all[0], all[30]), (0, buckets - 1), "ends for {buckets}");
+        }
+    }
 
     #[test]
     fn start_position_features() {

@@ -209,9 +209,15 @@ impl Evaluator {
             cozy_chess::Color::White => (w, b),
             cozy_chess::Color::Black => (b, w),
         };
-        self.net
-            .q
-            .forward(self.path, us, them, features::hmc(board), &mut self.scratch)
+        let pieces = board.occupied().len() as usize;
+        self.net.q.forward(
+            self.path,
+            us,
+            them,
+            features::hmc(board),
+            pieces,
+            &mut self.scratch,
+        )
     }
 
     /// Evaluation of `board` in centipawns from the side to move's point of view.

@@ -4,18 +4,31 @@
 //!
 //! Architecture: 782 inputs per perspective → feature transformer (`ft`, shared by both
 //! perspectives) with H outputs → clipped ReLU → concatenation [side to move, other]
-//! (2H) → `l1` (32) → CReLU → `l2` (32) → CReLU → `out` (1). The output `y` is in units
-//! of `scale` centipawns: the win probability the net was trained on is `sigmoid(y)` and
-//! the evaluation is `y * scale` centipawns.
+//! (2H) → `l1` (32) → CReLU → `l2` (32) → CReLU → `out` (one output per bucket). The
+//! output `y` is in units of `scale` centipawns: the win probability the net was trained
+//! on is `sigmoid(y)` and the evaluation is `y * scale` centipawns.
+//!
+//! Pairwise products (optional): instead of passing the 2H clipped activations to `l1`,
+//! each perspective's H activations are split in halves and multiplied element by element,
+//! `x[i] = c(a[i]) · c(a[i + H/2])`, so `l1` sees H inputs (half the work of its widest
+//! layer) that can express products of features; Stockfish's feature transformer does the
+//! same. A file's `l1.weight` of [32, H] instead of [32, 2H] marks such a net.
+//!
+//! Output buckets: a net may have B ≥ 1 outputs, one per range of the number of pieces on
+//! the board ([`features::output_bucket`]); a position uses only its bucket's output, so
+//! the last layer can weigh the same features differently in the opening and the ending at
+//! almost no cost. Nets with `out.weight` [1, 32] have one bucket.
 //!
 //! Quantisation (kernel only; candle stays f32), all integer as in Stockfish's NNUE:
 //! - feature transformer: weights and biases × `127 · 2^k` as i16 (the accumulator); the
 //!   clipped ReLU is `clamp(acc >> k, 0, 127)` as u8, so 1.0 ↔ 127; k ≤ 3 keeps extra
-//!   precision in the accumulator when the weights leave room;
+//!   precision in the accumulator when the weights leave room. With pairwise products the u8 input is `(c(a) · c(b) + 64) >> 7` (0..=126, so 1.0 ↔
+//!   127²/128), and the `l1` weights absorb the factor 128/127 that makes up for it;
 //! - `l1`: i8 weights × `2^m`, u8 × i8 products summed in i32 (only over groups of four
 //!   inputs that are not all zero), shifted to an i16 activation in 0..=1016 (1.0 ↔ 1016);
 //! - `l2`: i16 weights × `2^n`, i16 × i16 products in i32, shifted to 0..=1016;
-//! - `out`: i32 weights × `2^p`, summed in i64 and divided once at the end.
+//! - `out`: i32 weights × `2^p` (the position's bucket), summed in i64 and divided once
+//!   at the end.
 //!
 //! The shifts are chosen per network at load time as large as the ranges allow (see
 //! [`choose_shifts`]); training's weight clipping guarantees that a net always fits. The
@@ -116,58 +129,111 @@ pub fn crelu(x: &Tensor) -> candle_core::Result<Tensor> {
 
 /// The network as a candle-nn model (f32). Tensor names in the safetensors file:
 /// `ft.weight` [H, 782], `ft.bias` [H], `l1.weight` [32, 2H], `l1.bias` [32],
-/// `l2.weight` [32, 32], `l2.bias` [32], `out.weight` [1, 32], `out.bias` [1],
-/// and optionally `scale` [1].
+/// `l2.weight` [32, 32], `l2.bias` [32], `out.weight` [B, 32], `out.bias` [B] (B output
+/// buckets), and optionally `scale` [1].
 pub struct Model {
     pub ft: Linear,
     pub l1: Linear,
     pub l2: Linear,
     pub out: Linear,
     pub hidden: usize,
+    pub buckets: usize,
+    /// `l1` sees the pairwise products of each half (H inputs) instead of 2H activations.
+    pub pairwise: bool,
+}
+
+/// Inputs of `l1` for a net with `hidden` accumulator outputs.
+pub fn l1_inputs(hidden: usize, pairwise: bool) -> usize {
+    if pairwise {
+        hidden
+    } else {
+        2 * hidden
+    }
 }
 
 impl Model {
-    /// Builds (or loads, depending on `vb`) a model with `hidden` accumulator outputs.
-    pub fn new(vb: VarBuilder, hidden: usize) -> candle_core::Result<Self> {
+    /// Builds (or loads, depending on `vb`) a model with `hidden` accumulator outputs,
+    /// `buckets` output buckets, and pairwise products before `l1` or not (`hidden` must
+    /// then be even).
+    pub fn new(
+        vb: VarBuilder,
+        hidden: usize,
+        buckets: usize,
+        pairwise: bool,
+    ) -> candle_core::Result<Self> {
+        if pairwise && hidden % 2 != 0 {
+            candle_core::bail!("pairwise products need an even hidden size, got {hidden}");
+        }
         Ok(Model {
             ft: linear(INPUTS, hidden, vb.pp("ft"))?,
-            l1: linear(2 * hidden, L1, vb.pp("l1"))?,
+            l1: linear(l1_inputs(hidden, pairwise), L1, vb.pp("l1"))?,
             l2: linear(L1, L2, vb.pp("l2"))?,
-            out: linear(L2, 1, vb.pp("out"))?,
+            out: linear(L2, buckets, vb.pp("out"))?,
             hidden,
+            buckets,
+            pairwise,
         })
     }
 
+    /// Each row's own bucket from [B, buckets] outputs: `bucket` is [B, 1] u32 (ignored
+    /// with one bucket); returns [B, 1].
+    pub fn select_bucket(&self, y: &Tensor, bucket: &Tensor) -> candle_core::Result<Tensor> {
+        if self.buckets == 1 {
+            Ok(y.clone())
+        } else {
+            y.gather(bucket, 1)
+        }
+    }
+
     /// The head after the feature transformer: `acc_stm`, `acc_other` are [B, H]
-    /// pre-activation accumulators; returns [B, 1] raw outputs.
+    /// pre-activation accumulators; returns [B, buckets] raw outputs.
     pub fn head(&self, acc_stm: &Tensor, acc_other: &Tensor) -> candle_core::Result<Tensor> {
         self.head_activated(&Tensor::cat(&[crelu(acc_stm)?, crelu(acc_other)?], 1)?)
     }
 
     /// The head from the activated feature transformer, [B, 2H] (side to move first), as
-    /// the trainer's fused op produces it; returns [B, 1] raw outputs.
+    /// the trainer's fused op produces it; returns [B, buckets] raw outputs.
     pub fn head_activated(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        let x = crelu(&self.l1.forward(x)?)?;
+        let x = if self.pairwise {
+            let (h, half) = (self.hidden, self.hidden / 2);
+            let us = (x.narrow(1, 0, half)? * x.narrow(1, half, half)?)?;
+            let them = (x.narrow(1, h, half)? * x.narrow(1, h + half, half)?)?;
+            Tensor::cat(&[us, them], 1)?
+        } else {
+            x.clone()
+        };
+        let x = crelu(&self.l1.forward(&x)?)?;
         let x = crelu(&self.l2.forward(&x)?)?;
         self.out.forward(&x)
     }
 
-    /// Dense forward pass: `stm`, `other` are [B, 782] feature matrices.
-    pub fn forward(&self, stm: &Tensor, other: &Tensor) -> candle_core::Result<Tensor> {
-        self.head(&self.ft.forward(stm)?, &self.ft.forward(other)?)
+    /// Dense forward pass: `stm`, `other` are [B, 782] feature matrices, `bucket` [B, 1]
+    /// u32 output buckets; returns [B, 1].
+    pub fn forward(
+        &self,
+        stm: &Tensor,
+        other: &Tensor,
+        bucket: &Tensor,
+    ) -> candle_core::Result<Tensor> {
+        let y = self.head(&self.ft.forward(stm)?, &self.ft.forward(other)?)?;
+        self.select_bucket(&y, bucket)
     }
 }
 
-/// The hidden units ordered from least to most often active (clipped ReLU output above
-/// half a quantisation step) over positions from seeded random playouts, both
-/// perspectives. Units that are rarely active then share groups of four, which the sparse
-/// `l1` kernel skips when all four are zero.
-pub fn sparsity_order(ftw: &[Vec<f32>], ftb: &[f32]) -> Vec<usize> {
+/// The `l1` inputs of one perspective ordered from least to most often active (clipped
+/// ReLU output above half a quantisation step; with `pairwise`, both units of the pair)
+/// over positions from seeded random playouts, both perspectives. Inputs that are rarely
+/// active then share groups of four, which the sparse `l1` kernel skips when all four are
+/// zero. Returns indices into the H units (H/2 pairs with `pairwise`: pair j is units j
+/// and j + H/2).
+pub fn sparsity_order(ftw: &[Vec<f32>], ftb: &[f32], pairwise: bool) -> Vec<usize> {
     use rand::seq::SliceRandom;
     use rand::SeedableRng;
     let h = ftb.len();
+    let inputs = if pairwise { h / 2 } else { h };
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x5EED);
-    let mut active = vec![0u32; h];
+    let mut active = vec![0u32; inputs];
+    let mut on = vec![false; h];
     let mut board = cozy_chess::Board::default();
     let mut feats = Vec::with_capacity(features::MAX_ACTIVE);
     for ply in 0..1024 {
@@ -184,15 +250,18 @@ pub fn sparsity_order(ftw: &[Vec<f32>], ftb: &[f32]) -> Vec<usize> {
         for persp in [cozy_chess::Color::White, cozy_chess::Color::Black] {
             feats.clear();
             features::active(&board, persp, &mut feats);
-            for (j, (row, &b)) in ftw.iter().zip(ftb).enumerate() {
+            for ((row, &b), unit_on) in ftw.iter().zip(ftb).zip(on.iter_mut()) {
                 let pre = b + row[HMC] * hmc + feats.iter().map(|&f| row[f as usize]).sum::<f32>();
-                if pre > 0.5 / ACT as f32 {
-                    active[j] += 1;
+                *unit_on = pre > 0.5 / ACT as f32;
+            }
+            for (j, count) in active.iter_mut().enumerate() {
+                if on[j] && (!pairwise || on[j + inputs]) {
+                    *count += 1;
                 }
             }
         }
     }
-    let mut order: Vec<usize> = (0..h).collect();
+    let mut order: Vec<usize> = (0..inputs).collect();
     order.sort_by_key(|&j| active[j]);
     order
 }
@@ -200,6 +269,8 @@ pub fn sparsity_order(ftw: &[Vec<f32>], ftb: &[f32]) -> Vec<usize> {
 /// Quantised weights for the integer kernel (see the module docs and [`simd`]).
 pub struct Quantised {
     pub hidden: usize,
+    /// `l1` inputs are pairwise products (see the module docs).
+    pub pairwise: bool,
     pub shifts: Shifts,
     /// Column per feature: `ft_w[f * H .. (f + 1) * H]`, scale `127 · 2^acc`.
     pub ft_w: Vec<i16>,
@@ -217,10 +288,10 @@ pub struct Quantised {
     pub l2_w: Vec<i16>,
     /// Scale `1016 · 2^l2`, plus the rounding half.
     pub l2_b: [i32; L2],
-    /// Scale `2^out`.
-    pub out_w: [i32; L2],
-    /// Scale `1016 · 2^out`.
-    pub out_b: i64,
+    /// Per output bucket, scale `2^out`.
+    pub out_w: Vec<[i32; L2]>,
+    /// Per output bucket, scale `1016 · 2^out`.
+    pub out_b: Vec<i64>,
 }
 
 /// A loaded network: the candle model (reference) and its quantised copy (kernel).
@@ -267,6 +338,16 @@ impl Network {
         if hidden == 0 || hidden > 4096 {
             return Err(format!("{name}: unsupported hidden size {hidden}"));
         }
+        let buckets = match tensors.get("out.bias") {
+            Some(t) => t.dims1().map_err(ce("out.bias must be 1-D"))?,
+            None => return Err(format!("{name}: missing tensor 'out.bias'")),
+        };
+        if buckets == 0 || buckets > features::MAX_BUCKETS {
+            return Err(format!(
+                "{name}: unsupported number of output buckets {buckets} (1..={})",
+                features::MAX_BUCKETS
+            ));
+        }
         let scale = match tensors.get("scale") {
             Some(t) => t
                 .to_dtype(DType::F32)
@@ -281,8 +362,21 @@ impl Network {
         if !(scale.is_finite() && scale > 0.0) {
             return Err(format!("{name}: bad scale {scale}"));
         }
+        let pairwise = match tensors.get("l1.weight").map(|t| t.dims()) {
+            Some([_, n]) if *n == 2 * hidden => false,
+            Some([_, n]) if *n == hidden && hidden % 2 == 0 => true,
+            Some(dims) => {
+                return Err(format!(
+                    "{name}: l1.weight is {dims:?}; expected [32, {}] or, with pairwise \
+                     products, [32, {hidden}]",
+                    2 * hidden
+                ))
+            }
+            None => return Err(format!("{name}: missing tensor 'l1.weight'")),
+        };
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
-        let model = Model::new(vb, hidden).map_err(|e| format!("{name}: {e}"))?;
+        let model =
+            Model::new(vb, hidden, buckets, pairwise).map_err(|e| format!("{name}: {e}"))?;
         let q = Self::quantise(&model).map_err(|e| format!("{name}: {e}"))?;
         Ok(Network {
             name: name.to_string(),
@@ -332,19 +426,32 @@ impl Network {
                 "ft/l1 weights exceed the quantisation range ±{WEIGHT_CLIP} (train with clipping)"
             ));
         }
-        // Rarely active hidden units side by side, so the sparse `l1` skips more groups
-        // of four (a reordering of the units: the network computes exactly the same).
-        let order = sparsity_order(&ftw, &ftb);
-        let ftw: Vec<Vec<f32>> = order.iter().map(|&j| ftw[j].clone()).collect();
-        let ftb: Vec<f32> = order.iter().map(|&j| ftb[j]).collect();
+        // Rarely active `l1` inputs side by side, so the sparse `l1` skips more groups of
+        // four (a reordering of the units: the network computes exactly the same).
+        let pairwise = model.pairwise;
+        let order = sparsity_order(&ftw, &ftb, pairwise);
+        // New unit/input k comes from old unit/input `units[k]` / `inputs[k]`.
+        let n = order.len();
+        let inputs: Vec<usize> = order
+            .iter()
+            .chain(&order)
+            .enumerate()
+            .map(|(k, &j)| if k < n { j } else { j + n })
+            .collect();
+        // Plain: `l1` input k of each half is unit k. Pairwise: inputs k and k + n of a
+        // half multiply units k and k + n, so units move exactly as inputs do.
+        let units = if pairwise { &inputs[..] } else { &order[..] };
+        let ftw: Vec<Vec<f32>> = units.iter().map(|&j| ftw[j].clone()).collect();
+        let ftb: Vec<f32> = units.iter().map(|&j| ftb[j]).collect();
+        // With pairwise products the u8 inputs come out at 127²/128 per 1.0 instead of 127:
+        // the weights carry the difference.
+        let input_gain = if pairwise { 128.0 / ACT as f32 } else { 1.0 };
         let l1w: Vec<Vec<f32>> = l1w
             .iter()
-            .map(|row| {
-                let half = |base: usize| order.iter().map(move |&j| row[base + j]);
-                half(0).chain(half(h)).collect()
-            })
+            .map(|row| inputs.iter().map(|&i| row[i] * input_gain).collect())
             .collect();
-        let shifts = choose_shifts(&ftw, &ftb, &l1w, &l2w, &ow[0])?;
+        let all_out: Vec<f32> = ow.iter().flatten().copied().collect();
+        let shifts = choose_shifts(&ftw, &ftb, &l1w, &l2w, &all_out)?;
         let qa = ACT << shifts.acc;
         let mut ft_w = vec![0i16; INPUTS * h];
         for (j, row) in ftw.iter().enumerate() {
@@ -364,7 +471,9 @@ impl Network {
             }
         }
         let s1 = |o: usize| (1i32 << shifts.l1[o]) as f32;
-        let l1_w = L1Weights::new(2 * h, |o, i| (l1w[o][i] * s1(o)).round() as i8);
+        let l1_w = L1Weights::new(l1_inputs(h, pairwise), |o, i| {
+            (l1w[o][i] * s1(o)).round() as i8
+        });
         // h1 = sum >> (l1[o] - 3) at scale 127 · 8; the bias carries the rounding half.
         let l1_b = std::array::from_fn(|o| {
             let round = (1i32 << (shifts.l1[o] - HEAD_SHIFT)) >> 1;
@@ -381,8 +490,14 @@ impl Network {
         let l2_b =
             std::array::from_fn(|o| (l2b[o] * HEAD_ACT as f32 * s2).round() as i32 + l2_round);
         let so = (1i64 << shifts.out) as f64;
-        let out_w = std::array::from_fn(|i| (ow[0][i] as f64 * so).round() as i32);
-        let out_b = (ob[0] as f64 * HEAD_ACT as f64 * so).round() as i64;
+        let out_w = ow
+            .iter()
+            .map(|row| std::array::from_fn(|i| (row[i] as f64 * so).round() as i32))
+            .collect();
+        let out_b = ob
+            .iter()
+            .map(|&b| (b as f64 * HEAD_ACT as f64 * so).round() as i64)
+            .collect();
         let l2_bound = l2_b
             .iter()
             .map(|b| b.unsigned_abs() as f64)
@@ -396,6 +511,7 @@ impl Network {
         }
         Ok(Quantised {
             hidden: h,
+            pairwise,
             shifts,
             ft_w,
             ft_b,
@@ -413,12 +529,17 @@ impl Network {
     /// "name (size KiB, architecture)" for `info string` and logs.
     pub fn description(&self) -> String {
         format!(
-            "{} ({} KiB, (782->{})x2->{}->{}->1, scale {}, shifts {}/{}/{}/{})",
+            "{} ({} KiB, (782->{})x2{}->{}->{}->1{}, scale {}, shifts {}/{}/{}/{})",
             self.name,
             self.bytes.div_ceil(1024),
             self.q.hidden,
+            if self.q.pairwise { " pairwise" } else { "" },
             L1,
             L2,
+            match self.q.buckets() {
+                1 => String::new(),
+                b => format!(" x{b} output buckets"),
+            },
             self.scale,
             self.q.shifts.acc,
             format!(
@@ -438,8 +559,10 @@ impl Network {
         let dev = Device::Cpu;
         let a = Tensor::from_vec(features::dense(board, stm), (1, INPUTS), &dev);
         let b = Tensor::from_vec(features::dense(board, !stm), (1, INPUTS), &dev);
+        let bucket = features::output_bucket(board.occupied().len() as usize, self.model.buckets);
+        let k = Tensor::from_vec(vec![bucket as u32], (1, 1), &dev);
         let y = a
-            .and_then(|a| b.and_then(|b| self.model.forward(&a, &b)))
+            .and_then(|a| b.and_then(|b| k.and_then(|k| self.model.forward(&a, &b, &k))))
             .and_then(|y| y.flatten_all())
             .and_then(|y| y.to_vec1::<f32>())
             .map_err(|e| format!("candle forward: {e}"))?;
@@ -454,11 +577,17 @@ pub struct Scratch {
 }
 
 impl Quantised {
+    /// Number of output buckets.
+    pub fn buckets(&self) -> usize {
+        self.out_b.len()
+    }
+
     /// Working memory for [`Self::forward`].
     pub fn scratch(&self) -> Scratch {
+        let inputs = l1_inputs(self.hidden, self.pairwise);
         Scratch {
-            x: vec![0; 2 * self.hidden],
-            groups: vec![0; self.hidden / 2 + 8],
+            x: vec![0; inputs],
+            groups: vec![0; inputs / 4 + 8],
         }
     }
 
@@ -467,7 +596,7 @@ impl Quantised {
     /// once for the baseline target and once with AVX2 ([`Self::head_rest_avx2`]), same
     /// integer arithmetic either way.
     #[inline(always)]
-    fn head_rest(&self, path: Path, s1: &[i32; L1]) -> i32 {
+    fn head_rest(&self, path: Path, s1: &[i32; L1], bucket: usize) -> i32 {
         let mut h1 = [0i16; L1];
         for ((h, &s), &shift) in h1.iter_mut().zip(s1).zip(&self.shifts.l1) {
             *h = (s >> (shift - HEAD_SHIFT)).clamp(0, HEAD_ACT) as i16;
@@ -478,7 +607,7 @@ impl Quantised {
         // Each product is at most 32,000 · 1,016 (`choose_shifts`) and there are 32 of
         // them, so the sum fits i32.
         let mut dot = 0i32;
-        for (&w, &s) in self.out_w.iter().zip(&s2) {
+        for (&w, &s) in self.out_w[bucket].iter().zip(&s2) {
             dot += w * (s >> shift).clamp(0, HEAD_ACT);
         }
         dot
@@ -486,13 +615,14 @@ impl Quantised {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn head_rest_avx2(&self, path: Path, s1: &[i32; L1]) -> i32 {
-        self.head_rest(path, s1)
+    unsafe fn head_rest_avx2(&self, path: Path, s1: &[i32; L1], bucket: usize) -> i32 {
+        self.head_rest(path, s1, bucket)
     }
 
-    /// Raw network output `y` (cp / scale) from two accumulators (side to move first) and
-    /// the clamped halfmove clock; `scratch` comes from [`Self::scratch`]. All integer
-    /// until the final division, so `path` does not change the result.
+    /// Raw network output `y` (cp / scale) from two accumulators (side to move first),
+    /// the clamped halfmove clock and the number of pieces on the board (which picks the
+    /// output bucket); `scratch` comes from [`Self::scratch`]. All integer until the final
+    /// division, so `path` does not change the result.
     #[inline]
     pub fn forward(
         &self,
@@ -500,31 +630,37 @@ impl Quantised {
         us: &[i16],
         them: &[i16],
         hmc: usize,
+        pieces: usize,
         scratch: &mut Scratch,
     ) -> f32 {
+        let bucket = features::output_bucket(pieces, self.buckets());
         let Scratch { x, groups } = scratch;
         let h = self.hidden;
-        let (xs, xo) = x.split_at_mut(h);
+        let half = x.len() / 2;
+        let (xs, xo) = x.split_at_mut(half);
         let shift = self.shifts.acc;
-        simd::activate(path, us, &self.tab_stm[hmc * h..(hmc + 1) * h], shift, xs);
-        simd::activate(
-            path,
-            them,
+        let (tab_us, tab_them) = (
+            &self.tab_stm[hmc * h..(hmc + 1) * h],
             &self.tab_other[hmc * h..(hmc + 1) * h],
-            shift,
-            xo,
         );
+        if self.pairwise {
+            simd::activate_pairwise(path, us, tab_us, shift, xs);
+            simd::activate_pairwise(path, them, tab_them, shift, xo);
+        } else {
+            simd::activate(path, us, tab_us, shift, xs);
+            simd::activate(path, them, tab_them, shift, xo);
+        }
         let mut s1 = [0i32; L1];
         simd::l1_sparse(path, x, &self.l1_w, &self.l1_b, groups, &mut s1);
         let dot = match path {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the path is only used when the CPU has AVX2.
             Path::Avx2 | Path::Vnni if path.available() => unsafe {
-                self.head_rest_avx2(path, &s1)
+                self.head_rest_avx2(path, &s1, bucket)
             },
-            _ => self.head_rest(path, &s1),
+            _ => self.head_rest(path, &s1, bucket),
         };
-        let y = self.out_b + dot as i64;
+        let y = self.out_b[bucket] + dot as i64;
         y as f32 / (HEAD_ACT as f32 * (1u64 << self.shifts.out) as f32)
     }
 }

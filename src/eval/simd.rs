@@ -8,6 +8,8 @@
 //!   accumulator, all changes of a move in one pass over the registers.
 //! - [`activate`]: `clamp((acc + tab) >> shift, 0, 127)` as u8 — the clipped ReLU of the
 //!   feature transformer, with the side-to-move/halfmove-clock row `tab` added on the way.
+//! - [`activate_pairwise`]: the same clipped ReLU for nets with pairwise products,
+//!   `(c[i] · c[i + H/2] + 64) >> 7` for the first half's i.
 //! - [`l1_sparse`]: the first head layer over those u8 inputs with i8 weights
 //!   (`vpmaddubsw` + `vpmaddwd`, or `vpdpbusd` with AVX-512 VNNI), visiting only the
 //!   groups of four inputs that are not all zero.
@@ -249,6 +251,78 @@ unsafe fn activate_avx2(acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
         _mm256_storeu_si256(out.as_mut_ptr().add(i) as *mut __m256i, packed);
         i += 32;
     }
+}
+
+/// Pairwise products: with `c[i] = clamp((acc[i] +sat tab[i]) >> shift, 0, 127)`,
+/// `out[i] = (c[i] · c[i + h/2] + 64) >> 7` for i < h/2 (0..=126).
+#[inline]
+pub fn activate_pairwise(path: Path, acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
+    let h = acc.len();
+    assert!(
+        tab.len() == h && h % 2 == 0 && out.len() == h / 2 && shift < 16,
+        "pairwise activation sizes"
+    );
+    match path.for_width(h / 2) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: AVX2 present and (h/2) % 32 == 0 (`for_width`); lengths checked above.
+        Path::Avx2 | Path::Vnni => unsafe { activate_pairwise_avx2(acc, tab, shift, out) },
+        _ => activate_pairwise_portable(acc, tab, shift, out),
+    }
+}
+
+fn activate_pairwise_portable(acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
+    let half = acc.len() / 2;
+    let c = |i: usize| (acc[i].saturating_add(tab[i]) >> shift).clamp(0, ACT_MAX) as u16;
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = ((c(i) * c(i + half) + 64) >> 7) as u8;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn activate_pairwise_avx2(acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
+    use std::arch::x86_64::*;
+    let half = acc.len() / 2;
+    let count = _mm_cvtsi32_si128(shift as i32);
+    let zero = _mm256_setzero_si256();
+    let top = _mm256_set1_epi16(ACT_MAX);
+    let round = _mm256_set1_epi16(64);
+    // SAFETY: callers pass i + 16 ≤ acc.len() = tab.len().
+    let clipped = |i: usize| clip16_avx2(acc, tab, i, count, zero, top);
+    let mut i = 0;
+    while i < half {
+        // 127 · 127 + 64 < 2^15: the products and the rounding stay inside i16.
+        let p0 = _mm256_mullo_epi16(clipped(i), clipped(i + half));
+        let p1 = _mm256_mullo_epi16(clipped(i + 16), clipped(i + 16 + half));
+        let q0 = _mm256_srli_epi16(_mm256_add_epi16(p0, round), 7);
+        let q1 = _mm256_srli_epi16(_mm256_add_epi16(p1, round), 7);
+        // packus works per 128-bit lane; the permute restores the element order.
+        let packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(q0, q1), 0b11_01_10_00);
+        _mm256_storeu_si256(out.as_mut_ptr().add(i) as *mut __m256i, packed);
+        i += 32;
+    }
+}
+
+/// `clamp((acc[i..i+16] +sat tab[i..i+16]) >> count, zero, top)`; needs i + 16 ≤ both
+/// lengths.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn clip16_avx2(
+    acc: &[i16],
+    tab: &[i16],
+    i: usize,
+    count: std::arch::x86_64::__m128i,
+    zero: std::arch::x86_64::__m256i,
+    top: std::arch::x86_64::__m256i,
+) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    debug_assert!(i + 16 <= acc.len() && i + 16 <= tab.len());
+    // SAFETY: i + 16 ≤ both lengths (the caller's contract).
+    let a = _mm256_loadu_si256(acc.as_ptr().add(i) as *const __m256i);
+    let t = _mm256_loadu_si256(tab.as_ptr().add(i) as *const __m256i);
+    let s = _mm256_sra_epi16(_mm256_adds_epi16(a, t), count);
+    _mm256_min_epi16(_mm256_max_epi16(s, zero), top)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -560,13 +634,23 @@ mod tests {
                 let h1: [i16; OUT] = std::array::from_fn(|i| (s1[i] >> 12).clamp(0, 1024) as i16);
                 let mut s2 = [0i32; OUT];
                 l2_dense(p, &h1, &l2w, &bias, &mut s2);
-                results.push((dst, x, s1, s2));
+                let mut pair = vec![0u8; h / 2];
+                activate_pairwise(p, &src, &tab, 3, &mut pair);
+                results.push((dst, x, s1, s2, pair));
             }
             for r in &results[1..] {
                 assert_eq!(r, &results[0], "h = {h}");
             }
             // The portable results are what the definitions say.
-            let (dst, x, s1, _) = &results[0];
+            let (dst, x, s1, _, pair) = &results[0];
+            let clip = |i: usize| ((src[i] as i32 + tab[i] as i32) >> 3).clamp(0, 127);
+            for (i, &v) in pair.iter().enumerate() {
+                assert_eq!(v as i32, (clip(i) * clip(i + h / 2) + 64) >> 7, "pair {i}");
+            }
+            assert!(
+                pair.iter().any(|&v| v > 60),
+                "some products should be large"
+            );
             for i in 0..h {
                 let col = |f: usize| w[f * h + i] as i32;
                 let want = src[i] as i32 + col(3) + col(7) + col(19) - col(0) - col(11);

@@ -194,6 +194,11 @@ impl Dataset {
         self.aux[i] & BLACK_TO_MOVE != 0
     }
 
+    /// Number of pieces on the board in position `i` (kings included).
+    pub fn pieces(&self, i: usize) -> usize {
+        (self.offsets[i + 1] - self.offsets[i]) as usize
+    }
+
     /// Training target of position `i` from the side to move's view:
     /// `lambda * result + (1 - lambda) * sigmoid(cp / scale)`.
     pub fn target(&self, i: usize, lambda: f32, scale: f32) -> f32 {
@@ -264,6 +269,7 @@ impl Dataset {
         }
         bufs.target.clear();
         bufs.weight.clear();
+        bufs.pieces.clear();
         let mut white = Vec::with_capacity(features::MAX_ACTIVE);
         let mut black = Vec::with_capacity(features::MAX_ACTIVE);
         for &i in ids {
@@ -283,6 +289,7 @@ impl Dataset {
             }
             bufs.target.push(self.target(i, lambda, scale));
             bufs.weight.push(self.weight(i));
+            bufs.pieces.push(self.pieces(i) as u8);
         }
         bufs.weighted = self.is_weighted();
         bufs.stm = Arc::new(stm);
@@ -326,6 +333,8 @@ pub struct SparseBufs {
     /// Loss weight per position, used when `weighted`.
     pub weight: Vec<f32>,
     pub weighted: bool,
+    /// Pieces on the board per position (picks the output bucket).
+    pub pieces: Vec<u8>,
 }
 
 /// Reusable batch buffers.

@@ -18,7 +18,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
-use crate::eval::network::{Model, Network, WEIGHT_CLIP};
+use crate::eval::network::{l1_inputs, Model, Network, WEIGHT_CLIP};
 use data::{Dataset, LoadStats, SparseBufs};
 
 #[derive(clap::Args, Debug, Clone)]
@@ -56,6 +56,12 @@ pub struct TrainArgs {
     /// Accumulator size per perspective.
     #[arg(long, default_value_t = 256)]
     pub hidden: usize,
+    /// Output buckets by the number of pieces on the board (1 = a single output).
+    #[arg(long, default_value_t = 1)]
+    pub output_buckets: usize,
+    /// Pairwise products of each accumulator half before `l1` (H inputs instead of 2H).
+    #[arg(long)]
+    pub pairwise: bool,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Write `epoch-N.safetensors` here after every epoch.
@@ -125,7 +131,7 @@ const NAMES: [&str; 8] = [
 /// typical number of active inputs (32) as its fan-in.
 fn init_weights(
     vars: &HashMap<String, Var>,
-    hidden: usize,
+    l1_inputs: usize,
     rng: &mut StdRng,
 ) -> Result<(), String> {
     for name in NAMES {
@@ -134,7 +140,7 @@ fn init_weights(
             .ok_or_else(|| format!("missing var {name}"))?;
         let fan_in = match name.split('.').next() {
             Some("ft") => 32,
-            Some("l1") => 2 * hidden,
+            Some("l1") => l1_inputs,
             _ => crate::eval::network::L1,
         };
         let bound = (1.0 / (fan_in as f32).sqrt()).min(WEIGHT_CLIP);
@@ -187,6 +193,14 @@ pub fn batch_loss(model: &Model, bufs: &SparseBufs, n: usize) -> candle_core::Re
     };
     let x = sparse::ft_crelu_pair(w, b, Arc::clone(&bufs.stm), Arc::clone(&bufs.other))?;
     let y = model.head_activated(&x)?;
+    let y = if model.buckets == 1 {
+        y
+    } else {
+        let bucket: Vec<u32> = (bufs.pieces.iter())
+            .map(|&p| crate::eval::features::output_bucket(p as usize, model.buckets) as u32)
+            .collect();
+        model.select_bucket(&y, &Tensor::from_vec(bucket, (n, 1), &dev)?)?
+    };
     let p = candle_nn::ops::sigmoid(&y)?;
     if !bufs.weighted {
         return candle_nn::loss::mse(&p, &target);
@@ -331,7 +345,7 @@ fn load_checkpoint(
         let var = vars.get(name).ok_or("missing var")?;
         if t.shape() != var.shape() {
             return Err(format!(
-                "checkpoint '{path}': {name} is {:?}, this net {:?} (same --hidden?)",
+                "checkpoint '{path}': {name} is {:?}, this net {:?} (same --hidden, --output-buckets, --pairwise?)",
                 t.shape(),
                 var.shape()
             ));
@@ -374,6 +388,19 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
     if args.hidden == 0 || args.hidden > 4096 {
         return Err(format!("--hidden must be in 1..=4096, got {}", args.hidden));
     }
+    if args.pairwise && args.hidden % 2 != 0 {
+        return Err(format!(
+            "--pairwise needs an even --hidden, got {}",
+            args.hidden
+        ));
+    }
+    if !(1..=crate::eval::features::MAX_BUCKETS).contains(&args.output_buckets) {
+        return Err(format!(
+            "--output-buckets must be in 1..={}, got {}",
+            crate::eval::features::MAX_BUCKETS,
+            args.output_buckets
+        ));
+    }
     if args.batch_size == 0 || args.epochs == 0 {
         return Err("--batch-size and --epochs must be positive".into());
     }
@@ -413,13 +440,13 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
     let dev = Device::Cpu;
     let varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &dev);
-    let model = Model::new(vb, args.hidden).map_err(ce)?;
+    let model = Model::new(vb, args.hidden, args.output_buckets, args.pairwise).map_err(ce)?;
     let vars: HashMap<String, Var> = varmap
         .data()
         .lock()
         .map_err(|_| "var map lock poisoned")?
         .clone();
-    init_weights(&vars, args.hidden, &mut rng)?;
+    init_weights(&vars, l1_inputs(args.hidden, args.pairwise), &mut rng)?;
     let clipped: Vec<Var> = ["ft.weight", "ft.bias", "l1.weight"]
         .iter()
         .filter_map(|n| vars.get(*n).cloned())
