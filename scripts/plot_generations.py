@@ -81,11 +81,11 @@ def main():
     for x, (net, total, err, verdict, games, elo, gerr) in zip(xs, points):
         ax.errorbar([x], [total], yerr=[err], fmt="o", capsize=4,
                     color=COLOURS.get(verdict, "tab:grey"))
-        ax.annotate(f"{net}\n{elo:+.0f}±{gerr:.0f} in gate, {games} g",
+        ax.annotate(f"{elo:+.0f}±{gerr:.0f} in its gate\n({games} games)",
                     (x, total), textcoords="offset points", xytext=(8, -4), fontsize=7)
-    ax.set_xticks(list(xs))
+    ax.set_xticks(list(xs), [p[0] for p in points], fontsize=8)
     ax.set_xlim(0.5, len(points) + 1.5)
-    ax.set_xlabel("generation (order of docs/generations.md)")
+    ax.set_xlabel("net, in the order of docs/generations.md")
     ax.set_ylabel(f"Elo vs {ROOT} (95 % interval)")
     ax.set_title("Rookery net generations (green accepted, orange inconclusive, red rejected)",
                  fontsize=9)
