@@ -626,20 +626,27 @@ fn train_save_load_and_eval_file_errors() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A run stopped part-way (`--stop-after-steps`) and resumed from its checkpoint ends
-/// with the same net and losses as a run that was never stopped.
-#[test]
-fn training_resumes_to_the_same_net() {
-    let dir = std::env::temp_dir().join(format!("rookery-resume-test-{}", std::process::id()));
+/// A temporary directory holding `data.txt`: 400 random-playout positions labelled by
+/// the material/PST evaluation (a tiny training set).
+fn pst_labelled_data(prefix: &str, seed: u64) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("{prefix}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let mut text = String::new();
-    for b in sample_positions(400, 21) {
+    for b in sample_positions(400, seed) {
         let cp = rookery::eval::pst::evaluate(&b) * rookery::chess::sign(b.side_to_move());
         let result = ["0.0", "0.5", "1.0"][(cp.signum() + 1) as usize];
         text.push_str(&format!("{b} | {cp} | {result}\n"));
     }
     let data = dir.join("data.txt");
     std::fs::write(&data, text).expect("write data");
+    (dir, data)
+}
+
+/// A run stopped part-way (`--stop-after-steps`) and resumed from its checkpoint ends
+/// with the same net and losses as a run that was never stopped.
+#[test]
+fn training_resumes_to_the_same_net() {
+    let (dir, data) = pst_labelled_data("rookery-resume-test", 21);
     let args_for = |name: &str| {
         let mut a = rookery::train::TrainArgs::with_data(
             vec![data.to_string_lossy().into_owned()],
@@ -702,16 +709,7 @@ fn training_resumes_to_the_same_net() {
 /// bucket), and every kernel version gives the same bits.
 #[test]
 fn training_net_variants() {
-    let dir = std::env::temp_dir().join(format!("rookery-variant-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let mut text = String::new();
-    for b in sample_positions(400, 23) {
-        let cp = rookery::eval::pst::evaluate(&b) * rookery::chess::sign(b.side_to_move());
-        let result = ["0.0", "0.5", "1.0"][(cp.signum() + 1) as usize];
-        text.push_str(&format!("{b} | {cp} | {result}\n"));
-    }
-    let data = dir.join("data.txt");
-    std::fs::write(&data, text).expect("write data");
+    let (dir, data) = pst_labelled_data("rookery-variant-test", 23);
     // (buckets, pairwise, hidden): 64 hidden units give the SIMD pairwise kernel one block
     // per half; 48 leave it to the portable one.
     for (buckets, pairwise, hidden) in [(8, false, 32), (1, true, 64), (8, true, 48)] {
