@@ -51,7 +51,7 @@ pub struct MovePicker<'a> {
     tt_move: Option<ScoredMove>,
     stage: Stage,
     /// `[0, bad_end)`: losing captures set aside; `[cur, noisy_end)`: noisy moves not yet
-    /// handed out; `[noisy_end, len)`: quiet moves, sorted once generated.
+    /// handed out; `[noisy_end, len)`: quiet moves once generated (`[cur, len)` not yet handed out).
     moves: StackList<ScoredMove, MAX_MOVES>,
     /// What move generation found (one entry per piece), kept from stage 2 so that
     /// stage 3 expands the quiet moves without generating again.
@@ -171,7 +171,7 @@ impl<'a> MovePicker<'a> {
         self.noisy_end = self.moves.len();
     }
 
-    /// Stage 3's moves, sorted by score (stable: equal scores keep generation order).
+    /// Stage 3's moves, scored; handed out best first by [`Self::pop_best_quiet`].
     fn generate_quiets(&mut self, ctx: &OrderingContext) {
         let board = self.board;
         let us = board.side_to_move();
@@ -212,7 +212,26 @@ impl<'a> MovePicker<'a> {
                 });
             }
         }
-        insertion_sort_descending(&mut self.moves[self.noisy_end..]);
+    }
+
+    /// Takes the best quiet move not handed out yet, the first generated among equal
+    /// scores (the order a stable sort would give). Selecting one move at a time rather
+    /// than sorting them all up front pays only for the moves a node actually tries: most
+    /// nodes that reach the quiets are cut off after one or two of them.
+    fn pop_best_quiet(&mut self) -> Option<ScoredMove> {
+        let cur = self.cur;
+        let rest = &mut self.moves[cur..];
+        let first = rest.first()?.score;
+        let (mut best, mut best_score) = (0, first);
+        for (i, m) in rest.iter().enumerate().skip(1) {
+            if m.score > best_score {
+                (best, best_score) = (i, m.score);
+            }
+        }
+        // Rotate rather than swap, so the moves left keep their generation order.
+        rest[..=best].rotate_right(1);
+        self.cur += 1;
+        Some(self.moves[cur])
     }
 
     /// The best move not handed out yet.
@@ -264,9 +283,8 @@ impl<'a> MovePicker<'a> {
                     self.stage = Stage::Quiets;
                 }
                 Stage::Quiets => {
-                    if self.cur < self.moves.len() {
-                        self.cur += 1;
-                        return Some(self.moves[self.cur - 1]);
+                    if let Some(m) = self.pop_best_quiet() {
+                        return Some(m);
                     }
                     self.stage = Stage::BadNoisy;
                 }
@@ -295,20 +313,6 @@ impl<'a> MovePicker<'a> {
     /// decisions).
     pub fn is_bad_capture(score: i32) -> bool {
         score < BAD_CAPTURE / 2
-    }
-}
-
-/// Sorts best first, keeping equal scores in generation order. Lists are short (a few
-/// dozen quiets), where insertion sort beats the general-purpose sorts.
-fn insertion_sort_descending(moves: &mut [ScoredMove]) {
-    for i in 1..moves.len() {
-        let m = moves[i];
-        let mut j = i;
-        while j > 0 && moves[j - 1].score < m.score {
-            moves[j] = moves[j - 1];
-            j -= 1;
-        }
-        moves[j] = m;
     }
 }
 
