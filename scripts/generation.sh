@@ -15,11 +15,12 @@
 # continues where it stopped when started again with the same settings. The verdict is
 # "accepted" when the 95 % interval of the pentanomial Elo lies above 0; EMBED=1 then
 # makes the net the embedded default (src/eval/mod.rs) and prints the new bench
-# signature for the commit.
+# signature for the commit. With SPRT="ELO0 ELO1" the gate stops as soon as the SPRT
+# decides (GAMES is then the most it plays); the verdict is still the 95 % interval.
 #
 # Usage: NAME=rookery-gen2 [DATAGEN_TIME=s DATA_GEN=1 SEED=n NODES=5000 THREADS=2]
 #        [EPOCHS=6 HIDDEN=256 BUCKETS=1 PAIRWISE=0 SELFPLAY_WEIGHT=1 MAX_STEPS=n]
-#        [GAMES=400 TC=8+0.08]
+#        [GAMES=400 TC=8+0.08 SPRT="0 10"]
 #        [EMBED=1] scripts/generation.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,7 @@ PAIRWISE=${PAIRWISE:-0}
 SELFPLAY_WEIGHT=${SELFPLAY_WEIGHT:-1}
 GAMES=${GAMES:-400}
 TC=${TC:-8+0.08}
+SPRT=${SPRT:-}
 EMBED=${EMBED:-0}
 # The shared data set sits next to the repository (../shared/data/train by default).
 SHARED=${SHARED:-../shared/data/train}
@@ -89,15 +91,23 @@ fi
 
 # 3. Gate: the new net against the embedded one.
 played=0
-[[ -e $RESULTS ]] && played=$(python3 -c "import json,sys; print(sum(json.loads(l)['games'] for l in open(sys.argv[1])))" "$RESULTS")
+decided=""
+if [[ -e $RESULTS ]]; then
+  played=$(python3 -c "import json,sys; print(sum(json.loads(l)['games'] for l in open(sys.argv[1])))" "$RESULTS")
+  decided=$(python3 -c "import json,sys; d=json.loads(open(sys.argv[1]).readlines()[-1]).get('sprt',{}).get('decision',''); print(d if d.startswith('H') else '')" "$RESULTS")
+fi
+sprt=()
+[[ -n $SPRT ]] && read -r -a sprt_bounds <<<"$SPRT" && sprt=(--sprt "${sprt_bounds[@]}")
 if (( played >= GAMES )); then
   echo "== gate: $played games already in $RESULTS, skipped"
+elif [[ -n $decided ]]; then
+  echo "== gate: SPRT already decided ($decided) after $played games, skipped"
 else
   echo "== gate: $NAME vs $BASE_NET, $((GAMES - played)) games at $TC"
   python3 scripts/match.py "rookery,name=$NAME,option.EvalFile=$PWD/$NET" \
     "rookery,name=$BASE_NET" --tc "$TC" --games $((GAMES - played)) -c 2 \
     --start $((played / 2 + 1)) --results "$RESULTS" --pgn "$RUN/gate.pgn" \
-    --engine-stderr discard
+    --engine-stderr discard "${sprt[@]}"
 fi
 
 # 4. Verdict and record.
