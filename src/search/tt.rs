@@ -59,72 +59,15 @@ pub struct TtEntry {
     pub bound: Bound,
 }
 
+#[derive(Default)]
 struct Slot {
     key_xor_data: AtomicU64,
     data: AtomicU64,
 }
 
 pub struct TranspositionTable {
-    slots: SlotArray,
+    slots: Vec<Slot>,
     age: AtomicU8,
-}
-
-/// The table's memory: zeroed slots aligned to 2 MiB and, on Linux, marked for
-/// transparent huge pages. Every probe lands on a random slot, so with 4 KiB pages
-/// nearly every probe also misses the TLB (a 16 MB table is 4,096 pages; a CPU caches
-/// ~2,000 translations), and the page walk costs as much as the cache miss itself.
-/// Stockfish allocates its table the same way.
-struct SlotArray {
-    ptr: std::ptr::NonNull<Slot>,
-    len: usize,
-    layout: std::alloc::Layout,
-}
-
-const HUGE_PAGE: usize = 2 * 1024 * 1024;
-
-// SAFETY: `SlotArray` owns its allocation like a `Box<[Slot]>`; `Slot` is `Sync` (atomics).
-unsafe impl Send for SlotArray {}
-// SAFETY: as above; shared access only hands out `&[Slot]`.
-unsafe impl Sync for SlotArray {}
-
-impl SlotArray {
-    fn zeroed(len: usize) -> Option<SlotArray> {
-        let bytes = len.checked_mul(std::mem::size_of::<Slot>())?.max(1);
-        let layout = std::alloc::Layout::from_size_align(bytes, HUGE_PAGE).ok()?;
-        // SAFETY: the layout has a non-zero size.
-        let raw = unsafe { std::alloc::alloc(layout) };
-        let ptr = std::ptr::NonNull::new(raw.cast::<Slot>())?;
-        #[cfg(target_os = "linux")]
-        {
-            extern "C" {
-                fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
-            }
-            const MADV_HUGEPAGE: i32 = 14;
-            // SAFETY: the range is exactly the allocation just made; the advice is only
-            // a hint (its failure leaves ordinary pages) and changes no contents.
-            unsafe { madvise(raw.cast(), bytes, MADV_HUGEPAGE) };
-        }
-        // Zero after the advice, so that the first touch of each page faults in a huge
-        // page. All-zero bytes are a valid `Slot` (two atomics holding 0: an empty slot).
-        // SAFETY: `raw` is valid for `bytes` bytes.
-        unsafe { std::ptr::write_bytes(raw, 0, bytes) };
-        Some(SlotArray { ptr, len, layout })
-    }
-}
-
-impl std::ops::Deref for SlotArray {
-    type Target = [Slot];
-    fn deref(&self) -> &[Slot] {
-        // SAFETY: `ptr` points to `len` initialised (zeroed) slots owned by `self`.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl Drop for SlotArray {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `zeroed` with this layout; `Slot` needs no drop.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr().cast(), self.layout) };
-    }
 }
 
 /// Packs a move into 16 bits: from (6) | to (6) | promotion piece + 1 (3); 0 means none.
@@ -187,8 +130,11 @@ impl TranspositionTable {
     /// A table of `megabytes` MB, or an error if the memory is not available.
     pub fn try_new(megabytes: usize) -> Result<Self, String> {
         let count = (megabytes.max(1) * 1024 * 1024) / std::mem::size_of::<Slot>();
-        let slots = SlotArray::zeroed(count)
-            .ok_or_else(|| format!("cannot allocate a {megabytes} MB hash table"))?;
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(count)
+            .map_err(|_| format!("cannot allocate a {megabytes} MB hash table"))?;
+        slots.resize_with(count, Slot::default);
         Ok(TranspositionTable {
             slots,
             age: AtomicU8::new(0),
@@ -196,7 +142,7 @@ impl TranspositionTable {
     }
 
     pub fn clear(&self) {
-        for slot in self.slots.iter() {
+        for slot in &self.slots {
             slot.key_xor_data.store(0, Ordering::Relaxed);
             slot.data.store(0, Ordering::Relaxed);
         }
