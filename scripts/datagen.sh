@@ -3,7 +3,8 @@
 # same settings continues the same game sequence) and records the file in
 # data/manifest.tsv (generation, net, node budget, seed, games, positions, bytes, sha256).
 # Start a new seed when a file nears 50 MB (about 10M positions).
-# Usage: [GEN=1] [NODES=5000] [THREADS=2] [SEED=1] [TIME=seconds] [GAMES=n] scripts/datagen.sh
+# Usage: [GEN=1] [NODES=5000] [THREADS=2] [SEED=1] [TIME=seconds] [GAMES=n] [OUT=file]
+#        scripts/datagen.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GEN=${GEN:-1}
@@ -15,7 +16,9 @@ GAMES=${GAMES:-}
 cargo build --release --quiet
 BIN=target/release/rookery
 NET=${NET:-$(sed -n 's/^pub const DEFAULT_NET_NAME: &str = "\(.*\)";/\1/p' src/eval/mod.rs)}
-OUT=data/gen$GEN/seed$SEED.vf
+# OUT=data/validation/NAME.vf makes a validation set instead (listed in the manifest,
+# never trained on by scripts/generation.sh).
+OUT=${OUT:-data/gen$GEN/seed$SEED.vf}
 args=(--out "$OUT" --threads "$THREADS" --nodes "$NODES" --seed "$SEED")
 [[ -n $TIME ]] && args+=(--time-limit "$TIME")
 [[ -n $GAMES ]] && args+=(--games "$GAMES")

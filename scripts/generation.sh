@@ -65,7 +65,12 @@ fi
 if [[ -e $NET ]]; then
   echo "== train: $NET exists, skipped"
 else
-  mapfile -t selfplay < <(awk -F'\t' 'NR > 1 {print $1}' data/manifest.tsv)
+  # data/validation/ holds a fixed set that no net trains on: losses on it compare
+  # across generations (without it, 2 % of the training data is held out).
+  mapfile -t selfplay < <(awk -F'\t' 'NR > 1 && $1 !~ /^data\/validation\// {print $1}' data/manifest.tsv)
+  mapfile -t valset < <(awk -F'\t' 'NR > 1 && $1 ~ /^data\/validation\// {print $1}' data/manifest.tsv)
+  val=()
+  if (( ${#valset[@]} )); then val=(--val-data "${valset[@]}"); fi
   data=("$SHARED"/sf15-n3000-part*.txt.gz)
   for f in "${selfplay[@]}"; do data+=("$f@$SELFPLAY_WEIGHT"); done
   resume=()
@@ -81,7 +86,7 @@ else
     --batch-size 8192 --lr 0.004 --lr-final 0.05 --wdl-lambda 0.3 --scale 400 \
     --val-fraction 0.02 --hidden "$HIDDEN" --output-buckets "$BUCKETS" --seed 1 \
     --checkpoint-dir "$RUN/checkpoints" --csv "$RUN/loss.csv" "${resume[@]}" "${steps[@]}" \
-    "${pairwise[@]}"
+    "${pairwise[@]}" "${val[@]}"
   if [[ ! -e $NET.partial ]]; then
     echo "training stopped before the last epoch; run again to resume" >&2
     exit 0

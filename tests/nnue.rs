@@ -766,3 +766,37 @@ fn training_net_variants() {
     assert!(err.contains("--pairwise"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With `--val-data` the run validates on that fixed file (and trains on every `--data`
+/// position); `--score-net` gives a saved net's loss on it, the same as the run's last
+/// validation loss.
+#[test]
+fn fixed_validation_set_and_score_net() {
+    let (dir, data) = pst_labelled_data("rookery-valset-test", 31);
+    let (val_dir, val) = pst_labelled_data("rookery-valset-test-val", 32);
+    let out = dir.join("net.safetensors");
+    let mut args = rookery::train::TrainArgs::with_data(
+        vec![data.to_string_lossy().into_owned()],
+        out.to_string_lossy().into_owned(),
+    );
+    args.hidden = 16;
+    args.epochs = 2;
+    args.batch_size = 32;
+    args.quiet = true;
+    args.val_data = vec![val.to_string_lossy().into_owned()];
+    let summary = rookery::train::train(&args).expect("training runs");
+    assert_eq!(summary.positions, 400);
+    let (loss, n) =
+        rookery::train::score_net(&args, &out.to_string_lossy()).expect("scores the saved net");
+    assert_eq!(n, 400, "every validation position is scored");
+    assert!(
+        (loss - summary.val_loss).abs() < 1e-6,
+        "score_net {loss} vs the run's validation loss {}",
+        summary.val_loss
+    );
+    // A missing validation file is an error, not an empty set.
+    args.val_data = vec![dir.join("missing.txt").to_string_lossy().into_owned()];
+    assert!(rookery::train::score_net(&args, &out.to_string_lossy()).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&val_dir);
+}

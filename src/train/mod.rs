@@ -26,8 +26,16 @@ pub struct TrainArgs {
     /// Training files: `FEN | score_cp_white | result_white` per line (plain or .gz), or
     /// self-play game files (`.vf`). `FILE@W` weighs the file's positions W in the loss
     /// (mixing data sets; default 1).
-    #[arg(long, num_args = 1.., required_unless_present = "bench_eval")]
+    #[arg(long, num_args = 1.., required_unless_present_any = ["bench_eval", "score_net"])]
     pub data: Vec<String>,
+    /// Validate on these files (never trained on) instead of holding out
+    /// `--val-fraction` of `--data`: a fixed set makes the losses of runs on different
+    /// data comparable.
+    #[arg(long, num_args = 1..)]
+    pub val_data: Vec<String>,
+    /// Print this network's loss on `--val-data` and exit (no training).
+    #[arg(long, requires = "val_data")]
+    pub score_net: Option<String>,
     /// Where to write the trained network (safetensors).
     #[arg(long, default_value = "nets/rookery-new.safetensors")]
     pub out: String,
@@ -380,7 +388,73 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
     if args.bench_eval {
         return bench_eval::run(&args);
     }
+    if let Some(net) = &args.score_net {
+        let (loss, n) = score_net(&args, net)?;
+        println!("{net}: loss {loss:.6} on {n} positions");
+        return Ok(());
+    }
     train(&args).map(|_| ())
+}
+
+/// Loads the `--val-data` files (every position, unweighted unless `FILE@W`).
+fn load_validation(args: &TrainArgs) -> Result<Dataset, String> {
+    let mut ds = Dataset::default();
+    let mut stats = LoadStats::default();
+    for spec in &args.val_data {
+        let (path, weight) = data_spec(spec)?;
+        ds.begin_source(weight);
+        ds.read_file(path, usize::MAX, &mut stats)?;
+    }
+    if ds.is_empty() {
+        return Err("--val-data holds no positions".into());
+    }
+    Ok(ds)
+}
+
+/// The loss of the network in `path` on the `--val-data` positions, with the net's own
+/// `scale` and the run's `--wdl-lambda`; returns (loss, positions).
+pub fn score_net(args: &TrainArgs, path: &str) -> Result<(f64, usize), String> {
+    let map = candle_core::safetensors::load(path, &Device::Cpu)
+        .map_err(|e| format!("cannot read '{path}': {e}"))?;
+    let dims = |name: &str| -> Result<Vec<usize>, String> {
+        Ok(map
+            .get(name)
+            .ok_or_else(|| format!("'{path}' lacks {name}"))?
+            .dims()
+            .to_vec())
+    };
+    let hidden = dims("ft.bias")?[0];
+    let buckets = dims("out.bias")?[0];
+    let pairwise = dims("l1.weight")?.get(1) == Some(&hidden);
+    let scale = match map.get("scale") {
+        Some(t) => t.to_vec1::<f32>().map_err(ce)?[0],
+        None => args.scale,
+    };
+    let varmap = VarMap::new();
+    let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+    let model = Model::new(vb, hidden, buckets, pairwise).map_err(ce)?;
+    let vars = varmap
+        .data()
+        .lock()
+        .map_err(|_| "var map lock poisoned")?
+        .clone();
+    for name in NAMES {
+        let t = map
+            .get(name)
+            .ok_or_else(|| format!("'{path}' lacks {name}"))?;
+        let var = vars.get(name).ok_or("missing var")?;
+        if t.shape() != var.shape() {
+            return Err(format!("'{path}': {name} has an unexpected shape {:?}", t.shape()));
+        }
+        var.set(t).map_err(ce)?;
+    }
+    let ds = load_validation(args)?;
+    let ids: Vec<usize> = (0..ds.len()).collect();
+    let scored = TrainArgs {
+        scale,
+        ..args.clone()
+    };
+    Ok((evaluate_loss(&model, &ds, &ids, &scored)?, ds.len()))
 }
 
 /// Trains a network as described by `args` and saves it to `args.out`.
@@ -433,9 +507,22 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
     let mut rng = StdRng::seed_from_u64(args.seed);
     let mut ids: Vec<usize> = (0..ds.len()).collect();
     ids.shuffle(&mut rng);
-    let n_val = ((ds.len() as f64 * args.val_fraction).round() as usize).min(ds.len() - 1);
-    let val_ids = ids.split_off(ds.len() - n_val);
+    // Validation: a fixed set of its own, or a held-out part of the training data.
+    let fixed_val = if args.val_data.is_empty() {
+        None
+    } else {
+        Some(load_validation(args)?)
+    };
+    let n_val = match fixed_val {
+        Some(_) => 0,
+        None => ((ds.len() as f64 * args.val_fraction).round() as usize).min(ds.len() - 1),
+    };
+    let held_out = ids.split_off(ds.len() - n_val);
     let mut train_ids = ids;
+    let (val_ds, val_ids) = match &fixed_val {
+        Some(v) => (v, (0..v.len()).collect()),
+        None => (&ds, held_out),
+    };
 
     let dev = Device::Cpu;
     let varmap = VarMap::new();
@@ -601,7 +688,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
             pb.inc(1);
         }
         last_train = sum / count.max(1) as f64;
-        last_val = evaluate_loss(&model, &ds, &val_ids, args)?;
+        last_val = evaluate_loss(&model, val_ds, &val_ids, args)?;
         let secs = epoch_start.elapsed().as_secs_f64();
         let line = format!(
             "epoch {epoch}: train {last_train:.6} val {last_val:.6} lr {lr:.2e} {secs:.0}s"
