@@ -444,7 +444,10 @@ pub fn score_net(args: &TrainArgs, path: &str) -> Result<(f64, usize), String> {
             .ok_or_else(|| format!("'{path}' lacks {name}"))?;
         let var = vars.get(name).ok_or("missing var")?;
         if t.shape() != var.shape() {
-            return Err(format!("'{path}': {name} has an unexpected shape {:?}", t.shape()));
+            return Err(format!(
+                "'{path}': {name} has an unexpected shape {:?}",
+                t.shape()
+            ));
         }
         var.set(t).map_err(ce)?;
     }
