@@ -42,6 +42,10 @@ pub const IIR_MIN_DEPTH: i32 = 4;
 pub const SE_MIN_DEPTH: i32 = 8;
 pub const SE_TT_DEPTH_MARGIN: i32 = 3;
 pub const SE_MARGIN_PER_DEPTH: i32 = 2;
+/// A non-PV TT move whose alternatives all fail this far below the singular beta is
+/// extended two plies, at most SE_MAX_DOUBLE_EXTENSIONS times on one line.
+pub const SE_DOUBLE_MARGIN: i32 = 25;
+pub const SE_MAX_DOUBLE_EXTENSIONS: u8 = 6;
 
 /// Aspiration window half-width at the first try, and how much it grows after a fail.
 pub const ASPIRATION_WINDOW: i32 = 25;

@@ -118,6 +118,8 @@ struct StackEntry {
     /// The move made at this ply (piece index, destination), for continuation history.
     cont: ContKey,
     excluded: Option<Move>,
+    /// Double extensions on the line from the root to this node.
+    double_extensions: u8,
 }
 
 const NO_EVAL: i32 = -INFINITY;

@@ -251,9 +251,21 @@ impl SearchThread<'_> {
                         return 0;
                     }
                     if score < s_beta {
-                        extension = 1;
+                        // Far below: extend twice, a limited number of times per line.
+                        let far_below = !pv_node && score < s_beta - SE_DOUBLE_MARGIN;
+                        extension = if far_below
+                            && self.stack[ply].double_extensions < SE_MAX_DOUBLE_EXTENSIONS
+                        {
+                            2
+                        } else {
+                            1
+                        };
                     } else if s_beta >= beta {
                         return s_beta; // multi-cut: several moves beat beta
+                    } else if e.score >= beta {
+                        // Not singular, and the TT score already beats beta: another move
+                        // likely cuts too, so the TT move gets a shallower look.
+                        extension = -1;
                     }
                 }
             }
@@ -268,6 +280,8 @@ impl SearchThread<'_> {
                 child
             });
             debug_assert_eq!(gives_check, !child.checkers().is_empty(), "{board} {mv}");
+            self.stack[ply + 1].double_extensions =
+                self.stack[ply].double_extensions + (extension == 2) as u8;
             self.push_move(board, mv, &child, ply);
             moves_searched += 1;
 
