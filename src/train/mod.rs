@@ -338,6 +338,30 @@ fn save_checkpoint(
     std::fs::rename(&tmp, &path).map_err(|e| format!("cannot rename to '{path}': {e}"))
 }
 
+/// Sets every trained tensor (`NAMES`) from `map`, checking each shape against the net
+/// built for this run; `what` names the file in errors.
+fn set_vars(
+    map: &HashMap<String, Tensor>,
+    vars: &HashMap<String, Var>,
+    what: &str,
+) -> Result<(), String> {
+    for name in NAMES {
+        let t = map
+            .get(name)
+            .ok_or_else(|| format!("{what} lacks {name}"))?;
+        let var = vars.get(name).ok_or("missing var")?;
+        if t.shape() != var.shape() {
+            return Err(format!(
+                "{what}: {name} is {:?}, this net {:?} (same --hidden, --output-buckets, --pairwise?)",
+                t.shape(),
+                var.shape()
+            ));
+        }
+        var.set(t).map_err(ce)?;
+    }
+    Ok(())
+}
+
 /// Restores weights and optimiser state from a resume checkpoint; returns its position.
 fn load_checkpoint(
     path: &str,
@@ -346,20 +370,7 @@ fn load_checkpoint(
 ) -> Result<Position, String> {
     let map = candle_core::safetensors::load(path, &Device::Cpu)
         .map_err(|e| format!("cannot read checkpoint '{path}': {e}"))?;
-    for name in NAMES {
-        let t = map
-            .get(name)
-            .ok_or_else(|| format!("checkpoint '{path}' lacks {name}"))?;
-        let var = vars.get(name).ok_or("missing var")?;
-        if t.shape() != var.shape() {
-            return Err(format!(
-                "checkpoint '{path}': {name} is {:?}, this net {:?} (same --hidden, --output-buckets, --pairwise?)",
-                t.shape(),
-                var.shape()
-            ));
-        }
-        var.set(t).map_err(ce)?;
-    }
+    set_vars(&map, vars, &format!("checkpoint '{path}'"))?;
     opt.load_state(&map)
         .map_err(|e| format!("checkpoint '{path}': {e}"))?;
     let position = map
@@ -438,19 +449,7 @@ pub fn score_net(args: &TrainArgs, path: &str) -> Result<(f64, usize), String> {
         .lock()
         .map_err(|_| "var map lock poisoned")?
         .clone();
-    for name in NAMES {
-        let t = map
-            .get(name)
-            .ok_or_else(|| format!("'{path}' lacks {name}"))?;
-        let var = vars.get(name).ok_or("missing var")?;
-        if t.shape() != var.shape() {
-            return Err(format!(
-                "'{path}': {name} has an unexpected shape {:?}",
-                t.shape()
-            ));
-        }
-        var.set(t).map_err(ce)?;
-    }
+    set_vars(&map, &vars, &format!("'{path}'"))?;
     let ds = load_validation(args)?;
     let ids: Vec<usize> = (0..ds.len()).collect();
     let scored = TrainArgs {
