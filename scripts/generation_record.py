@@ -3,7 +3,7 @@
 
 Sums the gate match's result lines, decides (accepted: the 95 % interval of the
 pentanomial Elo lies above 0; rejected: below 0; otherwise inconclusive), writes or
-replaces the generation's row in docs/generations.md and prints the verdict.
+replaces the generation's row in the table of docs/generations.md and prints the verdict.
 """
 
 import argparse
@@ -89,8 +89,18 @@ def main():
     )
     text = open(a.out).read() if os.path.exists(a.out) else HEADER
     kept = [l for l in text.splitlines(keepends=True) if not l.startswith("| ") or f"| {a.name} |" not in l]
+    # The row goes at the end of the generations table (the first table, whose header
+    # starts with "| date | net |"), not after whatever sections follow it.
+    start = next((i for i, l in enumerate(kept) if l.startswith("| date | net |")), None)
+    if start is None:
+        kept.append(row)
+    else:
+        end = start
+        while end < len(kept) and kept[end].startswith("|"):
+            end += 1
+        kept.insert(end, row)
     with open(a.out, "w") as f:
-        f.write("".join(kept) + row)
+        f.write("".join(kept))
     print(verdict)
 
 
