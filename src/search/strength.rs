@@ -13,8 +13,9 @@ use super::{DECISIVE, MATE_BOUND};
 
 /// The lowest level offered.
 pub const MIN_ELO: i32 = 1000;
-/// Rookery's full strength on the calibration scale (docs/strength.md ladder, 10+0.1).
-/// A limit at or above it plays at full strength.
+/// The top of the calibrated range: a limit at or above it plays at full strength. It was
+/// full strength with rookery-v1; full strength is ~2330 with rookery-gen4 (docs/strength.md
+/// ladder), and levels above 2100 are not calibrated yet.
 pub const FULL_STRENGTH_ELO: i32 = 2100;
 /// Where the two slopes of the level curve meet (Stockfish's lowest `UCI_Elo`, below
 /// which levels are calibrated against Rookery's own), and its node budget.

@@ -102,8 +102,8 @@ pub const OPTIONS: &[OptionDecl] = &[
             max: crate::search::strength::MAX_ELO as i64,
         },
         help: "The rating played at with `UCI_LimitStrength`, on Stockfish 15.1's `UCI_Elo` \
-               scale at 10+0.1 (calibration in docs/strength.md). Values at or above \
-               Rookery's full strength (~2100) play at full strength and say so.",
+               scale at 10+0.1 (calibration in docs/strength.md). Values from 2100 up play at \
+               full strength (about 2330 with the current net) and say so.",
     },
     OptionDecl {
         name: "Skill Level",
