@@ -14,7 +14,7 @@ use super::{DECISIVE, MATE_BOUND};
 /// The lowest level offered.
 pub const MIN_ELO: i32 = 1000;
 /// The top of the calibrated range: a limit at or above it plays at full strength. It was
-/// full strength with rookery-v1; full strength is ~2330 with rookery-gen4 (docs/strength.md
+/// full strength with rookery-v1; full strength is ~2390 with rookery-gen4 (docs/strength.md
 /// ladder), and levels above 2100 are not calibrated yet.
 pub const FULL_STRENGTH_ELO: i32 = 2100;
 /// Where the two slopes of the level curve meet (Stockfish's lowest `UCI_Elo`, below

@@ -103,7 +103,7 @@ pub const OPTIONS: &[OptionDecl] = &[
         },
         help: "The rating played at with `UCI_LimitStrength`, on Stockfish 15.1's `UCI_Elo` \
                scale at 10+0.1 (calibration in docs/strength.md). Values from 2100 up play at \
-               full strength (about 2330 with the current net) and say so.",
+               full strength (about 2390 with the current net) and say so.",
     },
     OptionDecl {
         name: "Skill Level",
