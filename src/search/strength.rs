@@ -13,9 +13,9 @@ use super::{DECISIVE, MATE_BOUND};
 
 /// The lowest level offered.
 pub const MIN_ELO: i32 = 1000;
-/// The top of the calibrated range: a limit at or above it plays at full strength. It was
-/// full strength with rookery-v1; full strength is ~2390 with rookery-gen4 (docs/strength.md
-/// ladder), and levels above 2100 are not calibrated yet.
+/// The top of the level range: a limit at or above it plays at full strength. It was
+/// full strength with rookery-v1; with rookery-gen4 full strength is ~2390 (docs/strength.md
+/// ladder), and the levels below were calibrated with rookery-v1, not re-measured since.
 pub const FULL_STRENGTH_ELO: i32 = 2100;
 /// Where the two slopes of the level curve meet (Stockfish's lowest `UCI_Elo`, below
 /// which levels are calibrated against Rookery's own), and its node budget.
