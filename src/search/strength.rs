@@ -21,6 +21,12 @@ pub const FULL_STRENGTH_ELO: i32 = 2100;
 /// which levels are calibrated against Rookery's own), and its node budget.
 const ANCHOR_ELO: i32 = 1350;
 const ANCHOR_NODES: f64 = 2191.0;
+/// How much stronger the embedded net plays at a given node budget than rookery-v1, with
+/// which the node curve was calibrated: rookery-gen4's levels 1350/1600/1900 scored
+/// +52/+100/+89 Elo against Stockfish's same levels with the v1 curve (+28/+53/+24 with
+/// v1), so each level now asks for the nodes v1 needed ~80 Elo lower. Re-measure with
+/// `scripts/calibrate.sh` when the net changes.
+const NET_GAIN_ELO: i32 = 80;
 /// The highest `UCI_Elo` accepted (values above full strength play at full strength).
 pub const MAX_ELO: i32 = 3000;
 
@@ -66,16 +72,18 @@ impl Strength {
         (self.elo - MIN_ELO) as f64 / (FULL_STRENGTH_ELO - MIN_ELO) as f64
     }
 
-    /// Nodes per move: ~2,200 at 1350, doubling every 122 Elo above (~50,000 at 1900)
-    /// and halving only every 250 Elo below (~830 at 1000) — a weak player sees little,
-    /// not nothing. Stockfish's low `UCI_Elo` levels, the scale's anchor, are sturdier
-    /// than their numbers suggest; the slopes and the temperature below come from
-    /// calibration games (docs/strength.md).
+    /// Nodes per move, on rookery-v1's curve at `elo` − [`NET_GAIN_ELO`]: v1 needed ~2,200
+    /// at 1350, doubling every 122 Elo above and halving only every 250 Elo below — a
+    /// weak player sees little, not nothing (with the offset: ~1,760 at 1350, ~31,600 at
+    /// 1900, ~660 at 1000). Stockfish's low `UCI_Elo` levels, the scale's anchor, are
+    /// sturdier than their numbers suggest; the slopes and the temperature below come
+    /// from calibration games (docs/strength.md).
     pub fn nodes(&self) -> u64 {
-        let doublings = if self.elo >= ANCHOR_ELO {
-            (self.elo - ANCHOR_ELO) as f64 / 122.0
+        let elo = self.elo - NET_GAIN_ELO;
+        let doublings = if elo >= ANCHOR_ELO {
+            (elo - ANCHOR_ELO) as f64 / 122.0
         } else {
-            (self.elo - ANCHOR_ELO) as f64 / 250.0
+            (elo - ANCHOR_ELO) as f64 / 250.0
         };
         (ANCHOR_NODES * doublings.exp2()).round() as u64
     }
