@@ -4,8 +4,9 @@
 #   1. data   (optional) more self-play games with the embedded net, appended to
 #             data/gen$DATA_GEN/seed$SEED.vf and recorded in data/manifest.tsv;
 #   2. train  net $NAME on all the shared Stockfish-labelled positions (part*.txt.gz) plus every self-play
-#             file under data/ (weighted $SELFPLAY_WEIGHT in the loss), resuming from its
-#             checkpoint when a previous run was cut off;
+#             file under data/ (weighted $SELFPLAY_WEIGHT in the loss, or per generation with
+#             GEN_WEIGHTS="1=0 4=2": generation 1 left out, generation 4 weighed twice),
+#             resuming from its checkpoint when a previous run was cut off;
 #   3. gate   the new net (EvalFile) against the embedded one, same binary, $GAMES games
 #             at $TC, results appended to docs/generations/$NAME.jsonl;
 #   4. record a row in docs/generations.md: data, training, losses, match, verdict, and
@@ -19,7 +20,8 @@
 # decides (GAMES is then the most it plays); the verdict is still the 95 % interval.
 #
 # Usage: NAME=rookery-gen2 [DATAGEN_TIME=s DATA_GEN=1 SEED=n NODES=5000 THREADS=2]
-#        [EPOCHS=6 HIDDEN=256 BUCKETS=1 PAIRWISE=0 SELFPLAY_WEIGHT=1 MAX_STEPS=n]
+#        [EPOCHS=6 HIDDEN=256 BUCKETS=1 PAIRWISE=0 SELFPLAY_WEIGHT=1 GEN_WEIGHTS="g=w …"]
+#        [LR_FINAL=0.05 MAX_STEPS=n]
 #        [GAMES=400 TC=8+0.08 SPRT="0 10"]
 #        [EMBED=1] scripts/generation.sh
 set -euo pipefail
@@ -34,6 +36,8 @@ HIDDEN=${HIDDEN:-256}
 BUCKETS=${BUCKETS:-1}
 PAIRWISE=${PAIRWISE:-0}
 SELFPLAY_WEIGHT=${SELFPLAY_WEIGHT:-1}
+GEN_WEIGHTS=${GEN_WEIGHTS:-}
+LR_FINAL=${LR_FINAL:-0.05}
 GAMES=${GAMES:-400}
 TC=${TC:-8+0.08}
 SPRT=${SPRT:-}
@@ -67,23 +71,34 @@ if [[ -e $NET ]]; then
 else
   # data/validation/ holds a fixed set that no net trains on: losses on it compare
   # across generations (without it, 2 % of the training data is held out).
-  mapfile -t selfplay < <(awk -F'\t' 'NR > 1 && $1 !~ /^data\/validation\// {print $1}' data/manifest.tsv)
+  # "file generation" pairs of the training files; GEN_WEIGHTS overrides the weight of
+  # whole generations (weight 0 leaves a generation out).
+  mapfile -t selfplay < <(awk -F'\t' 'NR > 1 && $1 !~ /^data\/validation\// {print $1, $2}' data/manifest.tsv)
   mapfile -t valset < <(awk -F'\t' 'NR > 1 && $1 ~ /^data\/validation\// {print $1}' data/manifest.tsv)
   val=()
   if (( ${#valset[@]} )); then val=(--val-data "${valset[@]}"); fi
   data=("$SHARED"/sf15-n3000-part*.txt.gz)
-  for f in "${selfplay[@]}"; do data+=("$f@$SELFPLAY_WEIGHT"); done
+  declare -A gen_weight=()
+  for gw in $GEN_WEIGHTS; do gen_weight[${gw%%=*}]=${gw#*=}; done
+  used=0
+  for fg in "${selfplay[@]}"; do
+    read -r f g <<<"$fg"
+    w=${gen_weight[$g]:-$SELFPLAY_WEIGHT}
+    [[ $w == 0 ]] && continue
+    data+=("$f@$w")
+    used=$((used + 1))
+  done
   resume=()
   [[ -e $RUN/checkpoints/resume.safetensors ]] && resume=(--resume "$RUN/checkpoints/resume.safetensors")
   steps=()
   pairwise=()
   if (( PAIRWISE )); then pairwise=(--pairwise); fi
   [[ -n ${MAX_STEPS:-} ]] && steps=(--stop-after-steps "$MAX_STEPS")
-  echo "== train: $NET from ${#data[@]} files (${#selfplay[@]} self-play, weight $SELFPLAY_WEIGHT)"
+  echo "== train: $NET from ${#data[@]} files ($used self-play, weight $SELFPLAY_WEIGHT${GEN_WEIGHTS:+, by generation $GEN_WEIGHTS})"
   printf '%s\n' "${data[@]}" > "$RUN/data.txt"
   rm -f "$NET.partial" # the trainer writes --out only when every epoch is done
   nice -n 10 "$BIN" train --data "${data[@]}" --out "$NET.partial" --epochs "$EPOCHS" \
-    --batch-size 8192 --lr 0.004 --lr-final 0.05 --wdl-lambda 0.3 --scale 400 \
+    --batch-size 8192 --lr 0.004 --lr-final "$LR_FINAL" --wdl-lambda 0.3 --scale 400 \
     --val-fraction 0.02 --hidden "$HIDDEN" --output-buckets "$BUCKETS" --seed 1 \
     --checkpoint-dir "$RUN/checkpoints" --csv "$RUN/loss.csv" "${resume[@]}" "${steps[@]}" \
     "${pairwise[@]}" "${val[@]}"
@@ -118,7 +133,7 @@ fi
 # 4. Verdict and record.
 verdict=$(python3 scripts/generation_record.py --name "$NAME" --base "$BASE_NET" \
   --net "$NET" --results "$RESULTS" --loss "$RUN/loss.csv" --data-list "$RUN/data.txt" \
-  --selfplay-weight "$SELFPLAY_WEIGHT" --epochs "$EPOCHS" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE")
+  --selfplay-weight "$SELFPLAY_WEIGHT${GEN_WEIGHTS:+ (generation weights $GEN_WEIGHTS)}" --epochs "$EPOCHS" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE")
 echo "== verdict: $verdict"
 python3 scripts/plot_generations.py >/dev/null || echo "docs/generations.png not redrawn (matplotlib?)" >&2
 if [[ $verdict == accepted && $EMBED == 1 ]]; then
