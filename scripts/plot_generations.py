@@ -30,7 +30,9 @@ def rows(table):
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) < 11 or not line.startswith("| 20"):
             continue
-        out.append((cells[1], cells[2], cells[10].strip("*")))
+        # The verdict is the bold word; a note may follow it ("**inconclusive** (stopped …)").
+        verdict = cells[10].strip("*").split("*")[0].strip()
+        out.append((cells[1], cells[2], verdict))
     return out
 
 
