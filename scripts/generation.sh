@@ -3,7 +3,8 @@
 #
 #   1. data   (optional) more self-play games with the embedded net, appended to
 #             data/gen$DATA_GEN/seed$SEED.vf and recorded in data/manifest.tsv;
-#   2. train  net $NAME on all the shared Stockfish-labelled positions (part*.txt.gz) plus every self-play
+#   2. train  net $NAME on all the shared Stockfish-labelled positions (part*.txt.gz, weighted
+#             $SHARED_WEIGHT) plus every self-play
 #             file under data/ (weighted $SELFPLAY_WEIGHT in the loss, or per generation with
 #             GEN_WEIGHTS="1=0 4=2": generation 1 left out, generation 4 weighed twice),
 #             resuming from its checkpoint when a previous run was cut off;
@@ -20,7 +21,8 @@
 # decides (GAMES is then the most it plays); the verdict is still the 95 % interval.
 #
 # Usage: NAME=rookery-gen2 [DATAGEN_TIME=s DATA_GEN=1 SEED=n NODES=5000 THREADS=2]
-#        [EPOCHS=6 HIDDEN=256 BUCKETS=1 PAIRWISE=0 SELFPLAY_WEIGHT=1 GEN_WEIGHTS="g=w …"]
+#        [EPOCHS=6 HIDDEN=256 BUCKETS=1 PAIRWISE=0 SELFPLAY_WEIGHT=1 SHARED_WEIGHT=1]
+#        [GEN_WEIGHTS="g=w …"]
 #        [LR_FINAL=0.05 MAX_STEPS=n]
 #        [GAMES=400 TC=8+0.08 SPRT="0 10"]
 #        [EMBED=1] scripts/generation.sh
@@ -36,6 +38,7 @@ HIDDEN=${HIDDEN:-256}
 BUCKETS=${BUCKETS:-1}
 PAIRWISE=${PAIRWISE:-0}
 SELFPLAY_WEIGHT=${SELFPLAY_WEIGHT:-1}
+SHARED_WEIGHT=${SHARED_WEIGHT:-1}
 GEN_WEIGHTS=${GEN_WEIGHTS:-}
 LR_FINAL=${LR_FINAL:-0.05}
 GAMES=${GAMES:-400}
@@ -77,7 +80,8 @@ else
   mapfile -t valset < <(awk -F'\t' 'NR > 1 && $1 ~ /^data\/validation\// {print $1}' data/manifest.tsv)
   val=()
   if (( ${#valset[@]} )); then val=(--val-data "${valset[@]}"); fi
-  data=("$SHARED"/sf15-n3000-part*.txt.gz)
+  data=()
+  for f in "$SHARED"/sf15-n3000-part*.txt.gz; do data+=("$f@$SHARED_WEIGHT"); done
   declare -A gen_weight=()
   for gw in $GEN_WEIGHTS; do gen_weight[${gw%%=*}]=${gw#*=}; done
   used=0
@@ -133,7 +137,7 @@ fi
 # 4. Verdict and record.
 verdict=$(python3 scripts/generation_record.py --name "$NAME" --base "$BASE_NET" \
   --net "$NET" --results "$RESULTS" --loss "$RUN/loss.csv" --data-list "$RUN/data.txt" \
-  --selfplay-weight "$SELFPLAY_WEIGHT${GEN_WEIGHTS:+ (generation weights $GEN_WEIGHTS)}" --epochs "$EPOCHS" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE")
+  --selfplay-weight "$SELFPLAY_WEIGHT${GEN_WEIGHTS:+ (generation weights $GEN_WEIGHTS)}$([[ $SHARED_WEIGHT == 1 ]] || echo ", Stockfish data $SHARED_WEIGHT")" --epochs "$EPOCHS" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE")
 echo "== verdict: $verdict"
 python3 scripts/plot_generations.py >/dev/null || echo "docs/generations.png not redrawn (matplotlib?)" >&2
 if [[ $verdict == accepted && $EMBED == 1 ]]; then
