@@ -23,7 +23,7 @@
 # Usage: NAME=rookery-gen2 [DATAGEN_TIME=s DATA_GEN=1 SEED=n NODES=5000 THREADS=2]
 #        [EPOCHS=6 HIDDEN=256 BUCKETS=1 PAIRWISE=0 SELFPLAY_WEIGHT=1 SHARED_WEIGHT=1]
 #        [GEN_WEIGHTS="g=w …"]
-#        [LR_FINAL=0.05 MAX_STEPS=n]
+#        [LR=0.004 LR_FINAL=0.05 INIT=nets/<net>.safetensors MAX_STEPS=n]
 #        [GAMES=400 TC=8+0.08 SPRT="0 10"]
 #        [EMBED=1] scripts/generation.sh
 set -euo pipefail
@@ -40,7 +40,10 @@ PAIRWISE=${PAIRWISE:-0}
 SELFPLAY_WEIGHT=${SELFPLAY_WEIGHT:-1}
 SHARED_WEIGHT=${SHARED_WEIGHT:-1}
 GEN_WEIGHTS=${GEN_WEIGHTS:-}
+LR=${LR:-0.004}
 LR_FINAL=${LR_FINAL:-0.05}
+# INIT: fine-tune this net (same architecture) instead of starting from random weights.
+INIT=${INIT:-}
 GAMES=${GAMES:-400}
 TC=${TC:-8+0.08}
 SPRT=${SPRT:-}
@@ -95,6 +98,8 @@ else
   resume=()
   [[ -e $RUN/checkpoints/resume.safetensors ]] && resume=(--resume "$RUN/checkpoints/resume.safetensors")
   steps=()
+  init=()
+  [[ -n $INIT ]] && init=(--init "$INIT")
   pairwise=()
   if (( PAIRWISE )); then pairwise=(--pairwise); fi
   [[ -n ${MAX_STEPS:-} ]] && steps=(--stop-after-steps "$MAX_STEPS")
@@ -102,10 +107,10 @@ else
   printf '%s\n' "${data[@]}" > "$RUN/data.txt"
   rm -f "$NET.partial" # the trainer writes --out only when every epoch is done
   nice -n 10 "$BIN" train --data "${data[@]}" --out "$NET.partial" --epochs "$EPOCHS" \
-    --batch-size 8192 --lr 0.004 --lr-final "$LR_FINAL" --wdl-lambda 0.3 --scale 400 \
+    --batch-size 8192 --lr "$LR" --lr-final "$LR_FINAL" --wdl-lambda 0.3 --scale 400 \
     --val-fraction 0.02 --hidden "$HIDDEN" --output-buckets "$BUCKETS" --seed 1 \
     --checkpoint-dir "$RUN/checkpoints" --csv "$RUN/loss.csv" "${resume[@]}" "${steps[@]}" \
-    "${pairwise[@]}" "${val[@]}"
+    "${pairwise[@]}" "${init[@]}" "${val[@]}"
   if [[ ! -e $NET.partial ]]; then
     echo "training stopped before the last epoch; run again to resume" >&2
     exit 0
@@ -137,7 +142,8 @@ fi
 # 4. Verdict and record.
 verdict=$(python3 scripts/generation_record.py --name "$NAME" --base "$BASE_NET" \
   --net "$NET" --results "$RESULTS" --loss "$RUN/loss.csv" --data-list "$RUN/data.txt" \
-  --selfplay-weight "$SELFPLAY_WEIGHT${GEN_WEIGHTS:+ (generation weights $GEN_WEIGHTS)}$([[ $SHARED_WEIGHT == 1 ]] || echo ", Stockfish data $SHARED_WEIGHT")" --epochs "$EPOCHS" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE")
+  --selfplay-weight "$SELFPLAY_WEIGHT${GEN_WEIGHTS:+ (generation weights $GEN_WEIGHTS)}$([[ $SHARED_WEIGHT == 1 ]] || echo ", Stockfish data $SHARED_WEIGHT")" --epochs "$EPOCHS" \
+  --training-note "${INIT:+from $(basename "$INIT" .safetensors)}$([[ $LR == 0.004 ]] || echo " lr $LR")$([[ $LR_FINAL == 0.05 ]] || echo " final lr ×$LR_FINAL")" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE")
 echo "== verdict: $verdict"
 python3 scripts/plot_generations.py >/dev/null || echo "docs/generations.png not redrawn (matplotlib?)" >&2
 if [[ $verdict == accepted && $EMBED == 1 ]]; then

@@ -703,6 +703,60 @@ fn training_resumes_to_the_same_net() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--init` starts from a saved net's weights: with a vanishing learning rate the run
+/// ends where it began, and a net of another shape or scale is refused.
+#[test]
+fn training_starts_from_init_net() {
+    let (dir, data) = pst_labelled_data("rookery-init-test", 22);
+    let args_for = |name: &str| {
+        let mut a = rookery::train::TrainArgs::with_data(
+            vec![data.to_string_lossy().into_owned()],
+            dir.join(format!("{name}.safetensors"))
+                .to_string_lossy()
+                .into_owned(),
+        );
+        a.hidden = 16;
+        a.epochs = 1;
+        a.batch_size = 32;
+        a.quiet = true;
+        a
+    };
+    let base = rookery::train::train(&args_for("base")).expect("base run");
+    let base_path = dir.join("base.safetensors").to_string_lossy().into_owned();
+
+    let mut tuned = args_for("tuned");
+    tuned.init = Some(base_path.clone());
+    tuned.lr = 1e-12;
+    tuned.seed = 7; // another random start, so only --init can make the nets agree
+    let tuned = rookery::train::train(&tuned).expect("run from --init");
+    for (name, t) in &base.tensors {
+        let diff = (t - &tuned.tensors[name])
+            .and_then(|d| d.abs())
+            .and_then(|d| d.flatten_all())
+            .and_then(|d| d.max(0))
+            .and_then(|d| d.to_scalar::<f32>())
+            .expect("tensor difference");
+        assert!(diff <= 1e-6, "{name} moved by {diff} from the --init net");
+    }
+
+    let mut wrong_shape = args_for("wrong-shape");
+    wrong_shape.hidden = 32;
+    wrong_shape.init = Some(base_path.clone());
+    let err = rookery::train::train(&wrong_shape)
+        .err()
+        .expect("shape refused");
+    assert!(err.contains("--hidden"), "{err}");
+
+    let mut wrong_scale = args_for("wrong-scale");
+    wrong_scale.scale = 300.0;
+    wrong_scale.init = Some(base_path);
+    let err = rookery::train::train(&wrong_scale)
+        .err()
+        .expect("scale refused");
+    assert!(err.contains("scale"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The trainer's `--output-buckets` and `--pairwise`: each saved net has the shapes asked
 /// for, loads, its kernel matches candle's forward pass (each position through its own
 /// bucket), and every kernel version gives the same bits.

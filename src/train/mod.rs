@@ -83,6 +83,11 @@ pub struct TrainArgs {
     /// same net as a run that was never stopped.
     #[arg(long)]
     pub resume: Option<String>,
+    /// Start from this network's weights instead of random ones (fine-tuning a net on new
+    /// data): it must have the same `--hidden`, `--output-buckets` and `--pairwise`, and
+    /// its `scale` must equal `--scale`. The optimiser starts afresh.
+    #[arg(long, conflicts_with = "resume")]
+    pub init: Option<String>,
     /// Stop after this many optimiser steps in all, leaving a resume checkpoint (for runs
     /// that must fit a time slot).
     #[arg(long)]
@@ -536,6 +541,21 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
         .map_err(|_| "var map lock poisoned")?
         .clone();
     init_weights(&vars, l1_inputs(args.hidden, args.pairwise), &mut rng)?;
+    if let Some(path) = &args.init {
+        let map = candle_core::safetensors::load(path, &Device::Cpu)
+            .map_err(|e| format!("cannot read --init '{path}': {e}"))?;
+        if let Some(scale) = map.get("scale") {
+            let scale = scale.to_vec1::<f32>().map_err(ce)?[0];
+            if scale != args.scale {
+                return Err(format!(
+                    "--init '{path}' has scale {scale}, this run --scale {}",
+                    args.scale
+                ));
+            }
+        }
+        set_vars(&map, &vars, &format!("--init '{path}'"))?;
+        say(format!("starting from the weights of {path}"));
+    }
     let clipped: Vec<Var> = ["ft.weight", "ft.bias", "l1.weight"]
         .iter()
         .filter_map(|n| vars.get(*n).cloned())
