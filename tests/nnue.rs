@@ -641,6 +641,16 @@ fn pst_labelled_data(prefix: &str, seed: u64) -> (std::path::PathBuf, std::path:
     (dir, data)
 }
 
+/// The largest absolute difference between two tensors of the same shape.
+fn max_abs_difference(a: &candle_core::Tensor, b: &candle_core::Tensor) -> f32 {
+    (a - b)
+        .and_then(|d| d.abs())
+        .and_then(|d| d.flatten_all())
+        .and_then(|d| d.max(0))
+        .and_then(|d| d.to_scalar::<f32>())
+        .expect("tensor difference")
+}
+
 /// A run stopped part-way (`--stop-after-steps`) and resumed from its checkpoint ends
 /// with the same net and losses as a run that was never stopped.
 #[test]
@@ -674,12 +684,7 @@ fn training_resumes_to_the_same_net() {
     let resumed = rookery::train::train(&resumed).expect("resumed run");
 
     for (name, t) in &whole.tensors {
-        let diff = (t - &resumed.tensors[name])
-            .and_then(|d| d.abs())
-            .and_then(|d| d.flatten_all())
-            .and_then(|d| d.max(0))
-            .and_then(|d| d.to_scalar::<f32>())
-            .expect("tensor difference");
+        let diff = max_abs_difference(t, &resumed.tensors[name]);
         assert!(diff <= 1e-6, "{name} differs by {diff} after resuming");
     }
     assert!(
@@ -730,12 +735,7 @@ fn training_starts_from_init_net() {
     tuned.seed = 7; // another random start, so only --init can make the nets agree
     let tuned = rookery::train::train(&tuned).expect("run from --init");
     for (name, t) in &base.tensors {
-        let diff = (t - &tuned.tensors[name])
-            .and_then(|d| d.abs())
-            .and_then(|d| d.flatten_all())
-            .and_then(|d| d.max(0))
-            .and_then(|d| d.to_scalar::<f32>())
-            .expect("tensor difference");
+        let diff = max_abs_difference(t, &tuned.tensors[name]);
         assert!(diff <= 1e-6, "{name} moved by {diff} from the --init net");
     }
 
