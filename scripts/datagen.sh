@@ -2,7 +2,8 @@
 # Self-play data: plays games into data/gen$GEN/seed$SEED.vf (appending; a rerun with the
 # same settings continues the same game sequence) and records the file in
 # data/manifest.tsv (generation, net, node budget, seed, games, positions, bytes, sha256).
-# Start a new seed when a file nears 50 MB (about 10M positions).
+# Start a new seed when a file nears 50 MB (about 10M positions). Ctrl-C or `kill`
+# stops it cleanly (the games in progress are finished and the manifest updated).
 # Usage: [GEN=1] [NODES=5000] [THREADS=2] [SEED=1] [TIME=seconds] [GAMES=n] [OUT=file]
 #        scripts/datagen.sh
 set -euo pipefail
@@ -22,7 +23,20 @@ OUT=${OUT:-data/gen$GEN/seed$SEED.vf}
 args=(--out "$OUT" --threads "$THREADS" --nodes "$NODES" --seed "$SEED")
 [[ -n $TIME ]] && args+=(--time-limit "$TIME")
 [[ -n $GAMES ]] && args+=(--games "$GAMES")
-"$BIN" datagen "${args[@]}"
+# Run in the background so that a signal to this script (Ctrl-C, `kill`, the process
+# group) reaches datagen, which finishes the games in progress and exits; the file is
+# then recorded below as after a normal end.
+"$BIN" datagen "${args[@]}" &
+pid=$!
+trap 'kill -TERM "$pid" 2>/dev/null || true' INT TERM
+status=0
+wait "$pid" || status=$?
+while kill -0 "$pid" 2>/dev/null; do # a trapped signal ends `wait` early
+  status=0
+  wait "$pid" || status=$?
+done
+trap - INT TERM
+(( status == 0 )) || exit "$status"
 scripts/manifest.sh "$OUT" "$GEN" "$NET" "$NODES" "$SEED"
 size=$(stat -c %s "$OUT")
 if (( size > 45 * 1024 * 1024 )); then

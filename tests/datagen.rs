@@ -201,3 +201,48 @@ fn stats_count_and_damage_is_reported_with_its_offset() {
     assert!(readable.is_empty());
     assert!(error.expect("bad result").what.contains("result"));
 }
+
+/// SIGTERM to a running `rookery datagen` (no game limit): it finishes the games in
+/// progress, prints its summary and exits 0, and the file holds only whole games, as many
+/// as the summary says.
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_datagen_after_whole_games() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let path = temp("signal.vf");
+    let child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args("datagen --threads 2 --nodes 300 --seed 3 --win-score 1000".split(' '))
+        .args("--max-plies 160 --hash 2 --quiet".split(' '))
+        .arg("--out")
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start rookery datagen");
+    // Wait for the first game on disk, so that the signal lands mid-run.
+    let started = Instant::now();
+    while std::fs::metadata(&path).map_or(0, |m| m.len()) == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no game written in 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(kill.success());
+    let out = child.wait_with_output().expect("datagen exits");
+    assert!(out.status.success(), "exit status {:?}", out.status);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let games = read(&path);
+    assert!(!games.is_empty());
+    assert!(
+        stdout.contains(&format!("datagen: {} games", games.len())),
+        "summary {stdout:?} but {} games in the file",
+        games.len()
+    );
+}

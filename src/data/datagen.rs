@@ -13,6 +13,10 @@
 //! insufficient material) or by adjudication: a win when the score stays beyond
 //! ±`--win-score` for `--win-plies` plies, a draw when it stays within ±`--draw-score` for
 //! `--draw-plies` plies after ply `--draw-after`, or a draw at `--max-plies`.
+//!
+//! SIGINT and SIGTERM stop a run cleanly: no new games start, the games in progress are
+//! finished and written, and the summary is printed as after `--time-limit`, so a script
+//! that records the file afterwards (`scripts/datagen.sh`) still runs.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -229,6 +233,7 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
         .map(|s| Instant::now() + Duration::from_secs(s));
     let next = AtomicU64::new(first_index);
     let stop = AtomicBool::new(false);
+    stop_signal::install();
     let (tx, rx) = mpsc::channel::<(u64, Game)>();
     let progress = if args.quiet {
         indicatif::ProgressBar::hidden()
@@ -258,6 +263,7 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
                     let mut searcher = Searcher::new(args.hash.max(1), 1);
                     loop {
                         if stop.load(Ordering::Relaxed)
+                            || stop_signal::requested()
                             || deadline.is_some_and(|d| Instant::now() >= d)
                         {
                             return;
@@ -304,6 +310,9 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
         }
     });
     progress.finish();
+    if stop_signal::requested() {
+        eprintln!("datagen: stopped by a signal after finishing the games in progress");
+    }
     if let Some(e) = write_error {
         return Err(e);
     }
@@ -320,4 +329,47 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
         path.display()
     );
     Ok(tally)
+}
+
+/// SIGINT/SIGTERM handling: the handler only sets a flag that the game threads read
+/// between games (an async-signal-safe store). Installed with `sigaction` rather than
+/// inherited dispositions, so a background job that its shell started with SIGINT
+/// ignored still stops on Ctrl-C or `kill -INT`.
+mod stop_signal {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static REQUESTED: AtomicBool = AtomicBool::new(false);
+
+    pub fn requested() -> bool {
+        REQUESTED.load(Ordering::Relaxed)
+    }
+
+    #[cfg(unix)]
+    extern "C" fn on_signal(_: libc::c_int) {
+        REQUESTED.store(true, Ordering::Relaxed);
+    }
+
+    /// Clears an earlier request (a process may run several datagen runs) and installs
+    /// the handler.
+    #[cfg(unix)]
+    pub fn install() {
+        REQUESTED.store(false, Ordering::Relaxed);
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe; the
+        // sigaction struct is zeroed (empty mask, no flags) before the handler is set.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            libc::sigemptyset(&mut action.sa_mask);
+            for signal in [libc::SIGINT, libc::SIGTERM] {
+                libc::sigaction(signal, &action, std::ptr::null_mut());
+            }
+        }
+    }
+
+    /// Elsewhere the default handling stays: the process ends at once; a game cut off
+    /// mid-write is dropped by the next run (see the module notes).
+    #[cfg(not(unix))]
+    pub fn install() {
+        REQUESTED.store(false, Ordering::Relaxed);
+    }
 }
