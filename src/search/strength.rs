@@ -14,8 +14,9 @@ use super::{DECISIVE, MATE_BOUND};
 /// The lowest level offered.
 pub const MIN_ELO: i32 = 1000;
 /// The top of the level range: a limit at or above it plays at full strength. It was
-/// full strength with rookery-v1; with rookery-gen4 full strength is ~2390 (docs/strength.md
-/// ladder), and the levels below were calibrated with rookery-v1, not re-measured since.
+/// full strength with rookery-v1; with rookery-gen4 full strength was ~2390 (docs/strength.md
+/// ladder; rookery-gen5-ft beat gen4 by +27 ± 19), and the levels below were calibrated
+/// with rookery-v1, not re-measured since.
 pub const FULL_STRENGTH_ELO: i32 = 2100;
 /// Where the two slopes of the level curve meet (Stockfish's lowest `UCI_Elo`, below
 /// which levels are calibrated against Rookery's own), and its node budget.
