@@ -251,11 +251,7 @@ fn go_mate_finds_the_mating_line() {
     e.send(&format!("position fen {fen}"));
     let (lines, best) = e.go("go mate 2", Duration::from_secs(20));
     assert_eq!(bestmove_of(&best), "d5f6");
-    let last = infos(&lines)
-        .into_iter()
-        .filter(|i| !i.bound)
-        .last()
-        .unwrap();
+    let last = infos(&lines).into_iter().rfind(|i| !i.bound).unwrap();
     assert_eq!(last.score, "mate 2", "{lines:?}");
     assert_eq!(last.pv[0], "d5f6");
 }

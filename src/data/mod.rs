@@ -202,9 +202,9 @@ fn parse_text_line(line: &str) -> Option<Game> {
     let cp: f32 = parts.next()?.trim().parse().ok()?;
     let result: f32 = parts.next()?.trim().parse().ok()?;
     let wdl = match result {
-        r if r == 1.0 => 2,
-        r if r == 0.5 => 1,
-        r if r == 0.0 => 0,
+        1.0 => 2,
+        0.5 => 1,
+        0.0 => 0,
         _ => return None,
     };
     let moves = crate::chess::legal_moves(&board);

@@ -156,7 +156,7 @@ mod tests {
         let eight: Vec<usize> = (2..=32).map(|n| output_bucket(n, 8)).collect();
         let mut want = Vec::new();
         for b in 0..8 {
-            want.extend(std::iter::repeat(b).take(if b == 7 { 3 } else { 4 }));
+            want.extend(std::iter::repeat_n(b, if b == 7 { 3 } else { 4 }));
         }
         assert_eq!(eight, want);
         assert!((2..=32).all(|n| output_bucket(n, 1) == 0));

@@ -161,7 +161,7 @@ impl Model {
         buckets: usize,
         pairwise: bool,
     ) -> candle_core::Result<Self> {
-        if pairwise && hidden % 2 != 0 {
+        if pairwise && !hidden.is_multiple_of(2) {
             candle_core::bail!("pairwise products need an even hidden size, got {hidden}");
         }
         Ok(Model {
@@ -528,6 +528,11 @@ impl Network {
 
     /// "name (size KiB, architecture)" for `info string` and logs.
     pub fn description(&self) -> String {
+        let l1_shifts = format!(
+            "{}..{}",
+            self.q.shifts.l1.iter().min().unwrap_or(&0),
+            self.q.shifts.l1.iter().max().unwrap_or(&0)
+        );
         format!(
             "{} ({} KiB, (782->{})x2{}->{}->{}->1{}, scale {}, shifts {}/{}/{}/{})",
             self.name,
@@ -542,11 +547,7 @@ impl Network {
             },
             self.scale,
             self.q.shifts.acc,
-            format!(
-                "{}..{}",
-                self.q.shifts.l1.iter().min().unwrap_or(&0),
-                self.q.shifts.l1.iter().max().unwrap_or(&0)
-            ),
+            l1_shifts,
             self.q.shifts.l2,
             self.q.shifts.out
         )

@@ -259,7 +259,7 @@ unsafe fn activate_avx2(acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
 pub fn activate_pairwise(path: Path, acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
     let h = acc.len();
     assert!(
-        tab.len() == h && h % 2 == 0 && out.len() == h / 2 && shift < 16,
+        tab.len() == h && h.is_multiple_of(2) && out.len() == h / 2 && shift < 16,
         "pairwise activation sizes"
     );
     match path.for_width(h / 2) {
@@ -505,6 +505,7 @@ unsafe fn l1_groups_avx2(
 /// instruction's latency.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512vnni,avx512vl")]
+#[allow(clippy::needless_range_loop)] // register k of four sets reads clearer by index
 unsafe fn l1_groups_vnni(
     x: &[u8],
     w: &[i8],

@@ -469,7 +469,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
     if args.hidden == 0 || args.hidden > 4096 {
         return Err(format!("--hidden must be in 1..=4096, got {}", args.hidden));
     }
-    if args.pairwise && args.hidden % 2 != 0 {
+    if args.pairwise && !args.hidden.is_multiple_of(2) {
         return Err(format!(
             "--pairwise needs an even --hidden, got {}",
             args.hidden
