@@ -25,7 +25,7 @@
 #        [GEN_WEIGHTS="g=w …"]
 #        [LR=0.004 LR_FINAL=0.05 INIT=nets/<net>.safetensors MAX_STEPS=n]
 #        [GAMES=400 TC=8+0.08 SPRT="0 10"]
-#        [EMBED=1] scripts/generation.sh
+#        [EMBED=1] [TRAIN_ONLY=1] scripts/generation.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NAME=${NAME:?set NAME, e.g. NAME=rookery-gen2}
@@ -48,6 +48,8 @@ GAMES=${GAMES:-400}
 TC=${TC:-8+0.08}
 SPRT=${SPRT:-}
 EMBED=${EMBED:-0}
+# TRAIN_ONLY=1 stops after training (e.g. to screen the net at fixed nodes first).
+TRAIN_ONLY=${TRAIN_ONLY:-0}
 # The shared data set sits next to the repository (../shared/data/train by default).
 SHARED=${SHARED:-../shared/data/train}
 NET=nets/$NAME.safetensors
@@ -116,6 +118,11 @@ else
     exit 0
   fi
   mv "$NET.partial" "$NET"
+fi
+
+if (( TRAIN_ONLY )); then
+  echo "== TRAIN_ONLY=1: $NET trained; the same command without it runs the gate"
+  exit 0
 fi
 
 # 3. Gate: the new net against the embedded one.
