@@ -355,10 +355,12 @@ mod stop_signal {
     pub fn install() {
         REQUESTED.store(false, Ordering::Relaxed);
         // SAFETY: the handler only stores to an atomic, which is async-signal-safe; the
-        // sigaction struct is zeroed (empty mask, no flags) before the handler is set.
+        // sigaction struct is zeroed (empty mask) before the handler is set. SA_RESTART:
+        // a write the signal lands in resumes instead of failing with EINTR.
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
             libc::sigemptyset(&mut action.sa_mask);
             for signal in [libc::SIGINT, libc::SIGTERM] {
                 libc::sigaction(signal, &action, std::ptr::null_mut());
