@@ -212,7 +212,7 @@ fn sigterm_stops_datagen_after_whole_games() {
     use std::time::{Duration, Instant};
 
     let path = temp("signal.vf");
-    let child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
         .args("datagen --threads 2 --nodes 300 --seed 3 --win-score 1000".split(' '))
         .args("--max-plies 160 --hash 2 --quiet".split(' '))
         .arg("--out")
@@ -235,9 +235,23 @@ fn sigterm_stops_datagen_after_whole_games() {
         .status()
         .expect("run kill");
     assert!(kill.success());
-    let out = child.wait_with_output().expect("datagen exits");
-    assert!(out.status.success(), "exit status {:?}", out.status);
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The games in progress take well under a second each at 300 nodes; a run that
+    // ignores the signal is killed and reported rather than hanging the test.
+    let signalled = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("poll datagen") {
+            break status;
+        }
+        if signalled.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("datagen still running 60 s after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "exit status {status:?}");
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().expect("piped stdout"), &mut stdout)
+        .expect("read datagen's stdout");
     let games = read(&path);
     assert!(!games.is_empty());
     assert!(
