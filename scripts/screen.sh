@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# A quick screen of a candidate net before its timed gate: NAME (nets/$NAME.safetensors,
+# loaded with EvalFile) against the embedded net at a fixed node budget per move, same
+# binary, 8moves_v3 shuffled, both colours, 2 games at a time. Fixed nodes make it
+# insensitive to other load on the machine (datagen may run beside it) and fair between
+# nets of the same architecture; a net of another size needs the timed gate
+# (scripts/generation.sh) to count its speed. Results go to
+# docs/generations/$NAME-screen-$NODES-nodes.jsonl (one summary line per run).
+# Usage: NAME=rookery-gen6b-ft [NODES=15000] [GAMES=300] [SEED=n] scripts/screen.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NAME=${NAME:?set NAME, the candidate in nets/}
+NODES=${NODES:-15000}
+GAMES=${GAMES:-300}
+SEED=${SEED:-$RANDOM}
+NET=nets/$NAME.safetensors
+[[ -e $NET ]] || { echo "no $NET" >&2; exit 1; }
+cargo build --release --quiet
+BASE=$(sed -n 's/^pub const DEFAULT_NET_NAME: &str = "\(.*\)";/\1/p' src/eval/mod.rs)
+python3 scripts/match.py "rookery,name=$NAME,option.EvalFile=$PWD/$NET" "rookery,name=$BASE" \
+  --nodes "$NODES" --games "$GAMES" -c 2 --shuffle --seed "$SEED" \
+  --results "docs/generations/$NAME-screen-$NODES-nodes.jsonl" --engine-stderr discard
