@@ -23,7 +23,7 @@
 # Usage: NAME=rookery-gen2 [DATAGEN_TIME=s DATA_GEN=1 SEED=n NODES=5000 THREADS=2]
 #        [EPOCHS=6 HIDDEN=256 BUCKETS=1 PAIRWISE=0 SELFPLAY_WEIGHT=1 SHARED_WEIGHT=1]
 #        [GEN_WEIGHTS="g=w …"]
-#        [LR=0.004 LR_FINAL=0.05 INIT=nets/<net>.safetensors MAX_STEPS=n]
+#        [LR=0.004 LR_FINAL=0.05 LAMBDA=0.3 INIT=nets/<net>.safetensors MAX_STEPS=n]
 #        [GAMES=400 TC=8+0.08 SPRT="0 10"]
 #        [EMBED=1] [TRAIN_ONLY=1] scripts/generation.sh
 set -euo pipefail
@@ -41,6 +41,8 @@ SELFPLAY_WEIGHT=${SELFPLAY_WEIGHT:-1}
 SHARED_WEIGHT=${SHARED_WEIGHT:-1}
 GEN_WEIGHTS=${GEN_WEIGHTS:-}
 LR=${LR:-0.004}
+# LAMBDA: the share of the game result in the target (the rest is the search score).
+LAMBDA=${LAMBDA:-0.3}
 LR_FINAL=${LR_FINAL:-0.05}
 # INIT: fine-tune this net (same architecture) instead of starting from random weights.
 INIT=${INIT:-}
@@ -109,7 +111,7 @@ else
   printf '%s\n' "${data[@]}" > "$RUN/data.txt"
   rm -f "$NET.partial" # the trainer writes --out only when every epoch is done
   nice -n 10 "$BIN" train --data "${data[@]}" --out "$NET.partial" --epochs "$EPOCHS" \
-    --batch-size 8192 --lr "$LR" --lr-final "$LR_FINAL" --wdl-lambda 0.3 --scale 400 \
+    --batch-size 8192 --lr "$LR" --lr-final "$LR_FINAL" --wdl-lambda "$LAMBDA" --scale 400 \
     --val-fraction 0.02 --hidden "$HIDDEN" --output-buckets "$BUCKETS" --seed 1 \
     --checkpoint-dir "$RUN/checkpoints" --csv "$RUN/loss.csv" "${resume[@]}" "${steps[@]}" \
     "${pairwise[@]}" "${init[@]}" "${val[@]}"
