@@ -88,7 +88,9 @@ else
   val=()
   if (( ${#valset[@]} )); then val=(--val-data "${valset[@]}"); fi
   data=()
-  for f in "$SHARED"/sf15-n3000-part*.txt.gz; do data+=("$f@$SHARED_WEIGHT"); done
+  if [[ $SHARED_WEIGHT != 0 ]]; then # 0 leaves Stockfish's positions out
+    for f in "$SHARED"/sf15-n3000-part*.txt.gz; do data+=("$f@$SHARED_WEIGHT"); done
+  fi
   declare -A gen_weight=()
   for gw in $GEN_WEIGHTS; do gen_weight[${gw%%=*}]=${gw#*=}; done
   used=0
