@@ -154,7 +154,7 @@ fi
 verdict=$(python3 scripts/generation_record.py --name "$NAME" --base "$BASE_NET" \
   --net "$NET" --results "$RESULTS" --loss "$RUN/loss.csv" --data-list "$RUN/data.txt" \
   --selfplay-weight "$SELFPLAY_WEIGHT${GEN_WEIGHTS:+ (generation weights $GEN_WEIGHTS)}$([[ $SHARED_WEIGHT == 1 ]] || echo ", Stockfish data $SHARED_WEIGHT")" --epochs "$EPOCHS" \
-  --training-note "${INIT:+from $(basename "$INIT" .safetensors)}$([[ $LR == 0.004 ]] || echo " lr $LR")$([[ $LR_FINAL == 0.05 ]] || echo " final lr ×$LR_FINAL")" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE")
+  --training-note "${INIT:+from $(basename "$INIT" .safetensors)}$([[ $LR == 0.004 ]] || echo " lr $LR")$([[ $LR_FINAL == 0.05 ]] || echo " final lr ×$LR_FINAL")$([[ $LAMBDA == 0.3 ]] || echo ", λ $LAMBDA")" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE")
 echo "== verdict: $verdict"
 python3 scripts/plot_generations.py >/dev/null || echo "docs/generations.png not redrawn (matplotlib?)" >&2
 if [[ $verdict == accepted && $EMBED == 1 ]]; then
