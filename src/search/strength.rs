@@ -15,8 +15,8 @@ use super::{DECISIVE, MATE_BOUND};
 pub const MIN_ELO: i32 = 1000;
 /// The top of the level range: a limit at or above it plays at full strength. It was
 /// full strength with rookery-v1; with rookery-gen4 full strength was ~2390 (docs/strength.md
-/// ladder; rookery-gen5-ft beat gen4 by +27 ± 19), and the levels below were calibrated
-/// with rookery-v1, not re-measured since.
+/// ladder; since then rookery-gen5-ft beat gen4 by +27 ± 19 and rookery-gen6-l0 beat
+/// gen5-ft by +121 ± 32); the levels below are rechecked with each new net.
 pub const FULL_STRENGTH_ELO: i32 = 2100;
 /// Where the two slopes of the level curve meet (Stockfish's lowest `UCI_Elo`, below
 /// which levels are calibrated against Rookery's own), and its node budget.
@@ -25,9 +25,11 @@ const ANCHOR_NODES: f64 = 2191.0;
 /// How much stronger the embedded net plays at a given node budget than rookery-v1, with
 /// which the node curve was calibrated: rookery-gen4's levels 1350/1600/1900 scored
 /// +52/+100/+89 Elo against Stockfish's same levels with the v1 curve (+28/+53/+24 with
-/// v1), so each level now asks for the nodes v1 needed ~80 Elo lower. Re-measure with
-/// `scripts/calibrate.sh` when the net changes.
-const NET_GAIN_ELO: i32 = 80;
+/// v1), so each level asked for the nodes v1 needed ~80 Elo lower (still right for
+/// rookery-gen5-ft). rookery-gen6-l0 beat gen5-ft's levels by +35/+91/+121 at 1350/1600/
+/// 1900 (200 games each), about 80 more: 160. Re-measure with `scripts/calibrate.sh`
+/// when the net changes.
+const NET_GAIN_ELO: i32 = 160;
 /// The highest `UCI_Elo` accepted (values above full strength play at full strength).
 pub const MAX_ELO: i32 = 3000;
 
@@ -75,8 +77,8 @@ impl Strength {
 
     /// Nodes per move, on rookery-v1's curve at `elo` − [`NET_GAIN_ELO`]: v1 needed ~2,200
     /// at 1350, doubling every 122 Elo above and halving only every 250 Elo below — a
-    /// weak player sees little, not nothing (with the offset: ~1,760 at 1350, ~31,600 at
-    /// 1900, ~660 at 1000). Stockfish's low `UCI_Elo` levels, the scale's anchor, are
+    /// weak player sees little, not nothing (with the offset: ~1,410 at 1350, ~20,100 at
+    /// 1900, ~530 at 1000). Stockfish's low `UCI_Elo` levels, the scale's anchor, are
     /// sturdier than their numbers suggest; the slopes and the temperature below come
     /// from calibration games (docs/strength.md).
     pub fn nodes(&self) -> u64 {
