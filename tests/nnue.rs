@@ -345,7 +345,7 @@ const KERNEL_CP_MEAN: f64 = 6.5;
 
 /// The quantised kernel agrees with candle's f32 forward pass on 1,200 random-playout
 /// positions: every error within [`KERNEL_CP_BOUND`] cp + 2 % of |eval|, mean error below
-/// [`KERNEL_CP_MEAN`] cp (the embedded rookery-gen5-ft: mean 3.0, p99 12.4, worst 16.8 cp).
+/// [`KERNEL_CP_MEAN`] cp (the embedded rookery-gen6-l0: mean 3.4, p99 12.4, worst 16.7 cp).
 #[test]
 fn kernel_matches_candle_forward() {
     check_kernel_against_candle(default_net());
