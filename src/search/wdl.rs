@@ -6,13 +6,14 @@
 use cozy_chess::{Board, Piece};
 
 /// `a(m)` and `b(m)` of the model, cubic in material / 58: the side to move wins with
-/// probability 1 / (1 + exp((a − v) / b)) from internal score v. Fitted by
-/// `scripts/fit_wdl.py data/gen1/seed1.vf data/gen1/seed2.vf` (139,730 positions of
-/// 1,328 self-play games at 5,000 nodes; docs/net.md, "WDL model").
-pub const WDL_A: [f64; 4] = [213.302, -165.668, -333.281, 452.136];
-pub const WDL_B: [f64; 4] = [72.810, -16.496, -66.585, 151.115];
+/// probability 1 / (1 + exp((a − v) / b)) from internal score v. Fitted to the embedded
+/// net's own games, since each net has its own scale: `scripts/fit_wdl.py
+/// data/gen6/seed1.vf` (184,201 positions of 1,683 games of rookery-gen6-l0 at 5,000
+/// nodes; docs/net.md, "WDL model").
+pub const WDL_A: [f64; 4] = [246.839, -215.369, -447.703, 557.835];
+pub const WDL_B: [f64; 4] = [59.874, -31.632, -88.843, 171.522];
 /// a(58): the internal score at which the side to move wins half its games.
-pub const NORMALIZE_TO_PAWN: i32 = 166;
+pub const NORMALIZE_TO_PAWN: i32 = 142;
 
 fn poly(c: &[f64; 4], x: f64) -> f64 {
     ((c[0] * x + c[1]) * x + c[2]) * x + c[3]
