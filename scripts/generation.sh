@@ -23,7 +23,7 @@
 # Usage: NAME=rookery-gen2 [DATAGEN_TIME=s DATA_GEN=1 SEED=n NODES=5000 THREADS=2]
 #        [EPOCHS=6 HIDDEN=256 BUCKETS=1 PAIRWISE=0 SELFPLAY_WEIGHT=1 SHARED_WEIGHT=1]
 #        [GEN_WEIGHTS="g=w …"]
-#        [LR=0.004 LR_FINAL=0.05 LAMBDA=0.3 INIT=nets/<net>.safetensors MAX_STEPS=n]
+#        [LR=0.004 LR_FINAL=0.05 LAMBDA=0 INIT=nets/<net>.safetensors MAX_STEPS=n]
 #        [GAMES=400 TC=8+0.08 SPRT="0 10"]
 #        [EMBED=1] [TRAIN_ONLY=1] scripts/generation.sh
 set -euo pipefail
@@ -41,8 +41,9 @@ SELFPLAY_WEIGHT=${SELFPLAY_WEIGHT:-1}
 SHARED_WEIGHT=${SHARED_WEIGHT:-1}
 GEN_WEIGHTS=${GEN_WEIGHTS:-}
 LR=${LR:-0.004}
-# LAMBDA: the share of the game result in the target (the rest is the search score).
-LAMBDA=${LAMBDA:-0.3}
+# LAMBDA: the share of the game result in the target (the rest is the search score);
+# 0 since rookery-gen6-l0, which gained +121 Elo over 0.3 (docs/generations.md).
+LAMBDA=${LAMBDA:-0}
 LR_FINAL=${LR_FINAL:-0.05}
 # INIT: fine-tune this net (same architecture) instead of starting from random weights.
 INIT=${INIT:-}
