@@ -321,9 +321,11 @@ pub fn samples(game: &Game) -> Vec<Sample> {
     let mut out = Vec::with_capacity(game.moves.len());
     let mut board = game.start.clone();
     for &(mv, score) in &game.moves {
+        // Castling is king-takes-own-rook in cozy-chess, so the enemy-colour test alone
+        // tells captures (king captures included) from castling; a pawn changing file
+        // without landing on an enemy piece is en passant.
         let noisy = mv.promotion.is_some()
-            || (board.colors(!board.side_to_move()).has(mv.to)
-                && board.piece_on(mv.from) != Some(Piece::King))
+            || board.colors(!board.side_to_move()).has(mv.to)
             || (board.piece_on(mv.from) == Some(Piece::Pawn) && mv.from.file() != mv.to.file());
         if board.checkers().is_empty() && !noisy && score.abs() < MATE_SCORE {
             out.push(Sample {
@@ -366,6 +368,31 @@ mod tests {
                 assert_eq!(w, wdl);
                 assert_eq!(back, b, "{b}");
             }
+        }
+    }
+
+    /// One game per case: the first position is kept only when its move is quiet and the
+    /// position is not in check and its score not a mate.
+    #[test]
+    fn samples_keep_only_quiet_positions() {
+        let cases = [
+            ("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "a1a2", 20, true), // quiet rook move
+            ("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "e1a1", 20, true), // castling
+            ("4k3/8/8/8/8/8/3n4/4K3 w - - 0 1", "e1d2", 20, false), // king capture
+            ("r3k3/8/8/8/8/8/8/R3K3 w - - 0 1", "a1a8", 20, false), // rook capture
+            ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2", "e5d6", 20, false), // en passant
+            ("4k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a7a8q", 20, false), // promotion
+            ("4k3/8/8/8/8/8/8/r3K3 w - - 0 1", "e1e2", 20, false), // in check
+            ("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "a1a2", MATE_SCORE, false), // mate score
+        ];
+        for (fen, mv, score, kept) in cases {
+            let start: Board = fen.parse().expect("fen");
+            let game = Game {
+                start,
+                moves: vec![(mv.parse().expect("move"), score)],
+                wdl: 1,
+            };
+            assert_eq!(samples(&game).len(), kept as usize, "{fen} {mv}");
         }
     }
 
