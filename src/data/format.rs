@@ -28,6 +28,8 @@
 
 use std::fmt;
 
+use crate::search::movepick::captured_piece;
+
 use cozy_chess::{
     BitBoard, Board, BoardBuilder, CastleRights, Color, File, Move, Piece, Rank, Square,
 };
@@ -321,12 +323,9 @@ pub fn samples(game: &Game) -> Vec<Sample> {
     let mut out = Vec::with_capacity(game.moves.len());
     let mut board = game.start.clone();
     for &(mv, score) in &game.moves {
-        // Castling is king-takes-own-rook in cozy-chess, so the enemy-colour test alone
-        // tells captures (king captures included) from castling; a pawn changing file
-        // without landing on an enemy piece is en passant.
-        let noisy = mv.promotion.is_some()
-            || board.colors(!board.side_to_move()).has(mv.to)
-            || (board.piece_on(mv.from) == Some(Piece::Pawn) && mv.from.file() != mv.to.file());
+        // The search's own capture test: en passant counts, castling (king-takes-own-rook
+        // in cozy-chess) does not, and a king's capture is a capture.
+        let noisy = mv.promotion.is_some() || captured_piece(&board, mv).is_some();
         if board.checkers().is_empty() && !noisy && score.abs() < MATE_SCORE {
             out.push(Sample {
                 board: board.clone(),
