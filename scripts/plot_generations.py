@@ -83,14 +83,19 @@ def main():
     for x, (net, total, err, verdict, games, elo, gerr) in zip(xs, points):
         ax.errorbar([x], [total], yerr=[err], fmt="o", capsize=4,
                     color=COLOURS.get(verdict, "tab:grey"))
-        ax.annotate(f"{elo:+.0f}±{gerr:.0f} in its gate\n({games} games)",
-                    (x, total), textcoords="offset points", xytext=(8, -4), fontsize=7)
-    ax.set_xticks(list(xs), [p[0] for p in points], fontsize=8)
-    ax.set_xlim(0.5, len(points) + 1.5)
+        # Below the point: the next point's error bar, higher up, leaves room there.
+        ax.annotate(f"{elo:+.0f}±{gerr:.0f}\n({games} g)", (x, total - err),
+                    textcoords="offset points", xytext=(0, -6), fontsize=7,
+                    ha="center", va="top")
+    # Names without the common prefix, slanted, so that ten or more still fit.
+    ax.set_xticks(list(xs), [p[0].removeprefix("rookery-") for p in points], fontsize=8,
+                  rotation=30, ha="right")
+    ax.set_xlim(0.5, len(points) + 0.5)
+    ax.margins(y=0.15)
     ax.set_xlabel("net, in the order of docs/generations.md")
     ax.set_ylabel(f"Elo vs {ROOT} (95 % interval)")
-    ax.set_title("Rookery net generations (green accepted, orange inconclusive, red rejected)",
-                 fontsize=9)
+    ax.set_title("Rookery net generations (green accepted, orange inconclusive, red rejected;\n"
+                 "labels: Elo in its own gate, games)", fontsize=9)
     fig.tight_layout()
     fig.savefig(a.out, dpi=110)
     print(f"wrote {a.out}")

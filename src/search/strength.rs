@@ -16,7 +16,8 @@ pub const MIN_ELO: i32 = 1000;
 /// The top of the level range: a limit at or above it plays at full strength. It was
 /// full strength with rookery-v1; with rookery-gen4 full strength was ~2390 (docs/strength.md
 /// ladder; since then rookery-gen5-ft beat gen4 by +27 ± 19, rookery-gen6-l0 beat
-/// gen5-ft by +121 ± 32 and rookery-gen7-ft gen6-l0 by +18 ± 17); the levels below are
+/// gen5-ft by +121 ± 32, rookery-gen7-ft gen6-l0 by +18 ± 17 and rookery-gen8-ft gen7-ft
+/// by +20 ± 18); the levels below are
 /// rechecked with each new net.
 pub const FULL_STRENGTH_ELO: i32 = 2100;
 /// Where the two slopes of the level curve meet (Stockfish's lowest `UCI_Elo`, below
@@ -29,7 +30,9 @@ const ANCHOR_NODES: f64 = 2191.0;
 /// v1), so each level asked for the nodes v1 needed ~80 Elo lower (still right for
 /// rookery-gen5-ft). rookery-gen6-l0 beat gen5-ft's levels by +35/+91/+121 at 1350/1600/
 /// 1900 (200 games each), about 80 more: 160. rookery-gen7-ft's levels scored −7/−4/−7
-/// against gen6-l0's (± 44): unchanged. Re-measure with `scripts/calibrate.sh` when the
+/// against gen6-l0's (± 44): unchanged. rookery-gen8-ft's scored +21/+31/+31 (± 44)
+/// against gen7-ft's; kept at 160, as that moves 1900 (−85 against Stockfish with
+/// gen6-l0) towards its mark (docs/strength.md). Re-measure with `scripts/calibrate.sh` when the
 /// net changes.
 const NET_GAIN_ELO: i32 = 160;
 /// The highest `UCI_Elo` accepted (values above full strength play at full strength).
