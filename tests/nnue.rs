@@ -764,8 +764,9 @@ fn training_starts_from_init_net() {
 fn training_net_variants() {
     let (dir, data) = pst_labelled_data("rookery-variant-test", 23);
     // (buckets, pairwise, hidden): 64 hidden units give the SIMD pairwise kernel one block
-    // per half; 48 leave it to the portable one.
-    for (buckets, pairwise, hidden) in [(8, false, 32), (1, true, 64), (8, true, 48)] {
+    // per half; 48 leave it to the portable one; 144 sends the AVX2 accumulator update
+    // through its 128-lane block and then one of 16 lanes.
+    for (buckets, pairwise, hidden) in [(8, false, 32), (1, true, 64), (8, true, 48), (1, false, 144)] {
         let what = format!("{buckets} buckets, pairwise {pairwise}, H {hidden}");
         let out = dir.join(format!("net-{buckets}-{pairwise}-{hidden}.safetensors"));
         let mut args = rookery::train::TrainArgs::with_data(

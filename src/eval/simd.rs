@@ -145,7 +145,7 @@ fn acc_update_portable(w: &[i16], src: &[i16], dst: &mut [i16], add: &[u16], sub
 
 /// 256 lanes (16 registers) at a time: each block is loaded once, gets every column
 /// added or subtracted in registers, and is stored once; a remainder of less than 256
-/// lanes goes 16 at a time.
+/// lanes goes 128 (a width of 384) and then 16 at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn acc_update_avx2(w: &[i16], src: &[i16], dst: &mut [i16], add: &[u16], sub: &[u16]) {
@@ -154,6 +154,10 @@ unsafe fn acc_update_avx2(w: &[i16], src: &[i16], dst: &mut [i16], add: &[u16], 
     while base + 256 <= h {
         acc_block_avx2::<16>(w, src, dst, add, sub, base);
         base += 256;
+    }
+    if base + 128 <= h {
+        acc_block_avx2::<8>(w, src, dst, add, sub, base);
+        base += 128;
     }
     while base < h {
         acc_block_avx2::<1>(w, src, dst, add, sub, base);
