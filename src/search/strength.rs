@@ -15,9 +15,8 @@ use super::{DECISIVE, MATE_BOUND};
 pub const MIN_ELO: i32 = 1000;
 /// The top of the level range: a limit at or above it plays at full strength. It was
 /// full strength with rookery-v1; with rookery-gen4 full strength was ~2390 (docs/strength.md
-/// ladder; since then rookery-gen5-ft beat gen4 by +27 ± 19, rookery-gen6-l0 beat
-/// gen5-ft by +121 ± 32, rookery-gen7-ft gen6-l0 by +18 ± 17 and rookery-gen8-ft gen7-ft
-/// by +20 ± 18); the levels below are rechecked with each new net.
+/// ladder; each net since beat the one before in a self-play gate, docs/generations.md);
+/// the levels below are rechecked with each new net.
 pub const FULL_STRENGTH_ELO: i32 = 2100;
 /// Where the two slopes of the level curve meet (Stockfish's lowest `UCI_Elo`, below
 /// which levels are calibrated against Rookery's own), and its node budget.

@@ -103,8 +103,8 @@ pub const OPTIONS: &[OptionDecl] = &[
         },
         help: "The rating played at with `UCI_LimitStrength`, on Stockfish 15.1's `UCI_Elo` \
                scale at 10+0.1 (calibration in docs/strength.md). Values from 2100 up play at \
-               full strength (2390 measured with rookery-gen4; the four nets since gained \
-               +27 ± 19, +121 ± 32, +18 ± 17 and +20 ± 18 Elo in self-play gates) and say so.",
+               full strength (2390 measured with rookery-gen4; each net since won its \
+               self-play gate, docs/generations.md) and say so.",
     },
     OptionDecl {
         name: "Skill Level",
