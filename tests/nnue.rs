@@ -709,7 +709,8 @@ fn training_resumes_to_the_same_net() {
 }
 
 /// `--init` starts from a saved net's weights: with a vanishing learning rate the run
-/// ends where it began, and a net of another shape or scale is refused.
+/// ends where it began (a one-bucket net also as every bucket of a bucketed run), and a
+/// net of another shape or scale is refused.
 #[test]
 fn training_starts_from_init_net() {
     let (dir, data) = pst_labelled_data("rookery-init-test", 22);
@@ -739,6 +740,39 @@ fn training_starts_from_init_net() {
         assert!(diff <= 1e-6, "{name} moved by {diff} from the --init net");
     }
 
+    // A one-bucket net starts a bucketed run: every bucket a copy of its output row.
+    let mut bucketed = args_for("bucketed");
+    bucketed.init = Some(base_path.clone());
+    bucketed.lr = 1e-12;
+    bucketed.output_buckets = 8;
+    let bucketed = rookery::train::train(&bucketed).expect("bucketed run from --init");
+    for (name, t) in &base.tensors {
+        let spread = &bucketed.tensors[name];
+        let spread = if name.starts_with("out.") {
+            assert_eq!(spread.dims()[0], 8, "{name}");
+            spread.narrow(0, 7, 1).expect("last bucket")
+        } else {
+            spread.clone()
+        };
+        let diff = max_abs_difference(t, &spread);
+        assert!(diff <= 1e-6, "{name} moved by {diff} from the --init net");
+    }
+    let first = bucketed.tensors["out.weight"]
+        .narrow(0, 0, 1)
+        .expect("first bucket");
+    assert!(max_abs_difference(&base.tensors["out.weight"], &first) <= 1e-6);
+    // ...but not the other way round.
+    let mut unbucketed = args_for("unbucketed");
+    unbucketed.init = Some(
+        dir.join("bucketed.safetensors")
+            .to_string_lossy()
+            .into_owned(),
+    );
+    let err = rookery::train::train(&unbucketed)
+        .err()
+        .expect("8 buckets into 1 refused");
+    assert!(err.contains("--output-buckets"), "{err}");
+
     let mut wrong_shape = args_for("wrong-shape");
     wrong_shape.hidden = 32;
     wrong_shape.init = Some(base_path.clone());
@@ -766,7 +800,12 @@ fn training_net_variants() {
     // (buckets, pairwise, hidden): 64 hidden units give the SIMD pairwise kernel one block
     // per half; 48 leave it to the portable one; 144 sends the AVX2 accumulator update
     // through its 128-lane block and then one of 16 lanes.
-    for (buckets, pairwise, hidden) in [(8, false, 32), (1, true, 64), (8, true, 48), (1, false, 144)] {
+    for (buckets, pairwise, hidden) in [
+        (8, false, 32),
+        (1, true, 64),
+        (8, true, 48),
+        (1, false, 144),
+    ] {
         let what = format!("{buckets} buckets, pairwise {pairwise}, H {hidden}");
         let out = dir.join(format!("net-{buckets}-{pairwise}-{hidden}.safetensors"));
         let mut args = rookery::train::TrainArgs::with_data(

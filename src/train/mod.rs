@@ -85,7 +85,8 @@ pub struct TrainArgs {
     pub resume: Option<String>,
     /// Start from this network's weights instead of random ones (fine-tuning a net on new
     /// data): it must have the same `--hidden`, `--output-buckets` and `--pairwise`, and
-    /// its `scale` must equal `--scale`. The optimiser starts afresh.
+    /// its `scale` must equal `--scale`; a net with one output bucket may also start a run
+    /// with more (each bucket a copy of its output row). The optimiser starts afresh.
     #[arg(long, conflicts_with = "resume")]
     pub init: Option<String>,
     /// Stop after this many optimiser steps in all, leaving a resume checkpoint (for runs
@@ -367,6 +368,24 @@ fn set_vars(
     Ok(())
 }
 
+/// A net with one output row can start a run with `buckets` output buckets: every bucket
+/// begins as a copy of that row (the new net plays exactly like the old one until training
+/// lets the buckets part). Any other bucket count is left to `set_vars` to refuse.
+fn spread_output_buckets(
+    mut map: HashMap<String, Tensor>,
+    buckets: usize,
+) -> Result<HashMap<String, Tensor>, String> {
+    let single = map.get("out.bias").is_some_and(|b| b.dims() == [1]);
+    if buckets > 1 && single {
+        for name in ["out.weight", "out.bias"] {
+            let t = &map[name];
+            let copies = t.repeat(buckets).map_err(ce)?; // along the first dimension
+            map.insert(name.to_string(), copies);
+        }
+    }
+    Ok(map)
+}
+
 /// Restores weights and optimiser state from a resume checkpoint; returns its position.
 fn load_checkpoint(
     path: &str,
@@ -553,6 +572,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
                 ));
             }
         }
+        let map = spread_output_buckets(map, args.output_buckets)?;
         set_vars(&map, &vars, &format!("--init '{path}'"))?;
         say(format!("starting from the weights of {path}"));
     }
