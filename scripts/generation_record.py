@@ -52,6 +52,7 @@ def main():
     ap.add_argument("--hidden", default="?")
     ap.add_argument("--buckets", default="1")
     ap.add_argument("--pairwise", default="0")
+    ap.add_argument("--screlu", default="0")
     ap.add_argument("--training-note", default="", help="e.g. 'from rookery-gen4 lr 0.001'")
     ap.add_argument("--out", default="docs/generations.md")
     a = ap.parse_args()
@@ -85,6 +86,7 @@ def main():
         f"weight {a.selfplay_weight} | {a.epochs} epochs, H={a.hidden}"
         f"{'' if a.buckets == '1' else f', {a.buckets} output buckets'}"
         f"{', pairwise' if a.pairwise == '1' else ''}"
+        f"{', SCReLU' if a.screlu == '1' else ''}"
         f"{', ' + a.training_note.strip() if a.training_note.strip() else ''} | {val} | "
         f"{wins + draws + losses} ({tc}) | {wins}-{draws}-{losses} | "
         f"{st['elo']:+.1f} ± {st['err']:.1f} | {errors} | **{verdict}** |\n"

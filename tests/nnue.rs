@@ -781,6 +781,14 @@ fn training_starts_from_init_net() {
         .expect("shape refused");
     assert!(err.contains("--hidden"), "{err}");
 
+    let mut wrong_activation = args_for("wrong-activation");
+    wrong_activation.screlu = true;
+    wrong_activation.init = Some(base_path.clone());
+    let err = rookery::train::train(&wrong_activation)
+        .err()
+        .expect("a plain net cannot start a SCReLU run");
+    assert!(err.contains("--screlu"), "{err}");
+
     let mut wrong_scale = args_for("wrong-scale");
     wrong_scale.scale = 300.0;
     wrong_scale.init = Some(base_path);
@@ -791,23 +799,27 @@ fn training_starts_from_init_net() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The trainer's `--output-buckets` and `--pairwise`: each saved net has the shapes asked
+/// The trainer's `--output-buckets`, `--pairwise` and `--screlu`: each saved net has the shapes asked
 /// for, loads, its kernel matches candle's forward pass (each position through its own
 /// bucket), and every kernel version gives the same bits.
 #[test]
 fn training_net_variants() {
     let (dir, data) = pst_labelled_data("rookery-variant-test", 23);
-    // (buckets, pairwise, hidden): 64 hidden units give the SIMD pairwise kernel one block
-    // per half; 48 leave it to the portable one; 144 sends the AVX2 accumulator update
-    // through its 128-lane block and then one of 16 lanes.
-    for (buckets, pairwise, hidden) in [
-        (8, false, 32),
-        (1, true, 64),
-        (8, true, 48),
-        (1, false, 144),
+    // (buckets, pairwise, screlu, hidden): 64 hidden units give the SIMD pairwise kernel
+    // one block per half; 48 leave it to the portable one; 144 sends the AVX2 accumulator
+    // update through its 128-lane block and then one of 16 lanes.
+    for (buckets, pairwise, screlu, hidden) in [
+        (8, false, false, 32),
+        (1, true, false, 64),
+        (8, true, false, 48),
+        (1, false, false, 144),
+        (8, false, true, 64),
+        (1, false, true, 48),
     ] {
-        let what = format!("{buckets} buckets, pairwise {pairwise}, H {hidden}");
-        let out = dir.join(format!("net-{buckets}-{pairwise}-{hidden}.safetensors"));
+        let what = format!("{buckets} buckets, pairwise {pairwise}, screlu {screlu}, H {hidden}");
+        let out = dir.join(format!(
+            "net-{buckets}-{pairwise}-{screlu}-{hidden}.safetensors"
+        ));
         let mut args = rookery::train::TrainArgs::with_data(
             vec![data.to_string_lossy().into_owned()],
             out.to_string_lossy().into_owned(),
@@ -818,6 +830,7 @@ fn training_net_variants() {
         args.quiet = true;
         args.output_buckets = buckets;
         args.pairwise = pairwise;
+        args.screlu = screlu;
         let summary = rookery::train::train(&args).expect("training runs");
         assert!(
             summary.train_loss.is_finite() && summary.val_loss.is_finite(),
@@ -833,11 +846,12 @@ fn training_net_variants() {
         let bytes = std::fs::read(&out).expect("saved net");
         let net = Arc::new(Network::from_bytes(&bytes, "variant").expect("net loads"));
         assert_eq!(
-            (net.q.buckets(), net.q.pairwise),
-            (buckets, pairwise),
+            (net.q.buckets(), net.q.pairwise, net.q.squared),
+            (buckets, pairwise, screlu),
             "{what}"
         );
         assert_eq!(net.description().contains("pairwise"), pairwise, "{what}");
+        assert_eq!(net.description().contains("screlu"), screlu, "{what}");
         check_kernel_against_candle(Arc::clone(&net));
         check_paths_agree(net);
     }

@@ -14,6 +14,11 @@
 //! layer) that can express products of features; Stockfish's feature transformer does the
 //! same. A file's `l1.weight` of [32, H] instead of [32, 2H] marks such a net.
 //!
+//! Squared clipped ReLU (optional, "SCReLU"): the feature transformer's activation is
+//! `clamp(a, 0, 1)²` instead of `clamp(a, 0, 1)`, which bullet-trained engines found worth
+//! its small cost; a file with a `screlu` tensor ([1], value 1) marks such a net. Not
+//! combined with pairwise products.
+//!
 //! Output buckets: a net may have B ≥ 1 outputs, one per range of the number of pieces on
 //! the board ([`features::output_bucket`]); a position uses only its bucket's output, so
 //! the last layer can weigh the same features differently in the opening and the ending at
@@ -24,6 +29,7 @@
 //!   clipped ReLU is `clamp(acc >> k, 0, 127)` as u8, so 1.0 ↔ 127; k ≤ 3 keeps extra
 //!   precision in the accumulator when the weights leave room. With pairwise products the u8 input is `(c(a) · c(b) + 64) >> 7` (0..=126, so 1.0 ↔
 //!   127²/128), and the `l1` weights absorb the factor 128/127 that makes up for it;
+//!   squared, the same with b = a;
 //! - `l1`: i8 weights × `2^m`, u8 × i8 products summed in i32 (only over groups of four
 //!   inputs that are not all zero), shifted to an i16 activation in 0..=1016 (1.0 ↔ 1016);
 //! - `l2`: i16 weights × `2^n`, i16 × i16 products in i32, shifted to 0..=1016;
@@ -127,10 +133,33 @@ pub fn crelu(x: &Tensor) -> candle_core::Result<Tensor> {
     x.clamp(0f32, 1f32)
 }
 
+/// Name of the tensor that marks a SCReLU net.
+pub const SCRELU_MARKER: &str = "screlu";
+
+/// Whether `tensors` mark a SCReLU net: a `screlu` tensor of value 1 (0 or absent: the
+/// plain clipped ReLU).
+pub fn is_squared(tensors: &HashMap<String, Tensor>) -> Result<bool, String> {
+    let Some(t) = tensors.get(SCRELU_MARKER) else {
+        return Ok(false);
+    };
+    let v = t
+        .to_dtype(DType::F32)
+        .and_then(|t| t.flatten_all())
+        .and_then(|t| t.to_vec1::<f32>())
+        .map_err(|e| format!("bad '{SCRELU_MARKER}' tensor: {e}"))?;
+    match v[..] {
+        [x] if x == 1.0 => Ok(true),
+        [x] if x == 0.0 => Ok(false),
+        _ => Err(format!(
+            "bad '{SCRELU_MARKER}' tensor {v:?}: expected [1] or [0]"
+        )),
+    }
+}
+
 /// The network as a candle-nn model (f32). Tensor names in the safetensors file:
 /// `ft.weight` [H, 782], `ft.bias` [H], `l1.weight` [32, 2H], `l1.bias` [32],
 /// `l2.weight` [32, 32], `l2.bias` [32], `out.weight` [B, 32], `out.bias` [B] (B output
-/// buckets), and optionally `scale` [1].
+/// buckets), and optionally `scale` [1] and the SCReLU marker `screlu` [1].
 pub struct Model {
     pub ft: Linear,
     pub l1: Linear,
@@ -140,6 +169,8 @@ pub struct Model {
     pub buckets: usize,
     /// `l1` sees the pairwise products of each half (H inputs) instead of 2H activations.
     pub pairwise: bool,
+    /// The feature transformer's activation is squared (SCReLU).
+    pub squared: bool,
 }
 
 /// Inputs of `l1` for a net with `hidden` accumulator outputs.
@@ -154,15 +185,19 @@ pub fn l1_inputs(hidden: usize, pairwise: bool) -> usize {
 impl Model {
     /// Builds (or loads, depending on `vb`) a model with `hidden` accumulator outputs,
     /// `buckets` output buckets, and pairwise products before `l1` or not (`hidden` must
-    /// then be even).
+    /// then be even), squared activations (SCReLU) or not.
     pub fn new(
         vb: VarBuilder,
         hidden: usize,
         buckets: usize,
         pairwise: bool,
+        squared: bool,
     ) -> candle_core::Result<Self> {
         if pairwise && !hidden.is_multiple_of(2) {
             candle_core::bail!("pairwise products need an even hidden size, got {hidden}");
+        }
+        if pairwise && squared {
+            candle_core::bail!("pairwise products and SCReLU do not go together");
         }
         Ok(Model {
             ft: linear(INPUTS, hidden, vb.pp("ft"))?,
@@ -172,6 +207,7 @@ impl Model {
             hidden,
             buckets,
             pairwise,
+            squared,
         })
     }
 
@@ -199,6 +235,8 @@ impl Model {
             let us = (x.narrow(1, 0, half)? * x.narrow(1, half, half)?)?;
             let them = (x.narrow(1, h, half)? * x.narrow(1, h + half, half)?)?;
             Tensor::cat(&[us, them], 1)?
+        } else if self.squared {
+            x.sqr()?
         } else {
             x.clone()
         };
@@ -271,6 +309,8 @@ pub struct Quantised {
     pub hidden: usize,
     /// `l1` inputs are pairwise products (see the module docs).
     pub pairwise: bool,
+    /// `l1` inputs are squared clipped activations.
+    pub squared: bool,
     pub shifts: Shifts,
     /// Column per feature: `ft_w[f * H .. (f + 1) * H]`, scale `127 · 2^acc`.
     pub ft_w: Vec<i16>,
@@ -374,9 +414,10 @@ impl Network {
             }
             None => return Err(format!("{name}: missing tensor 'l1.weight'")),
         };
+        let squared = is_squared(&tensors).map_err(|e| format!("{name}: {e}"))?;
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
-        let model =
-            Model::new(vb, hidden, buckets, pairwise).map_err(|e| format!("{name}: {e}"))?;
+        let model = Model::new(vb, hidden, buckets, pairwise, squared)
+            .map_err(|e| format!("{name}: {e}"))?;
         let q = Self::quantise(&model).map_err(|e| format!("{name}: {e}"))?;
         Ok(Network {
             name: name.to_string(),
@@ -443,9 +484,14 @@ impl Network {
         let units = if pairwise { &inputs[..] } else { &order[..] };
         let ftw: Vec<Vec<f32>> = units.iter().map(|&j| ftw[j].clone()).collect();
         let ftb: Vec<f32> = units.iter().map(|&j| ftb[j]).collect();
-        // With pairwise products the u8 inputs come out at 127²/128 per 1.0 instead of 127:
-        // the weights carry the difference.
-        let input_gain = if pairwise { 128.0 / ACT as f32 } else { 1.0 };
+        // With pairwise products or squares the u8 inputs come out at 127²/128 per 1.0
+        // instead of 127: the weights carry the difference.
+        let squared = model.squared;
+        let input_gain = if pairwise || squared {
+            128.0 / ACT as f32
+        } else {
+            1.0
+        };
         let l1w: Vec<Vec<f32>> = l1w
             .iter()
             .map(|row| inputs.iter().map(|&i| row[i] * input_gain).collect())
@@ -512,6 +558,7 @@ impl Network {
         Ok(Quantised {
             hidden: h,
             pairwise,
+            squared,
             shifts,
             ft_w,
             ft_b,
@@ -534,11 +581,12 @@ impl Network {
             self.q.shifts.l1.iter().max().unwrap_or(&0)
         );
         format!(
-            "{} ({} KiB, (782->{})x2{}->{}->{}->1{}, scale {}, shifts {}/{}/{}/{})",
+            "{} ({} KiB, (782->{})x2{}{}->{}->{}->1{}, scale {}, shifts {}/{}/{}/{})",
             self.name,
             self.bytes.div_ceil(1024),
             self.q.hidden,
             if self.q.pairwise { " pairwise" } else { "" },
+            if self.q.squared { " screlu" } else { "" },
             L1,
             L2,
             match self.q.buckets() {
@@ -647,6 +695,9 @@ impl Quantised {
         if self.pairwise {
             simd::activate_pairwise(path, us, tab_us, shift, xs);
             simd::activate_pairwise(path, them, tab_them, shift, xo);
+        } else if self.squared {
+            simd::activate_squared(path, us, tab_us, shift, xs);
+            simd::activate_squared(path, them, tab_them, shift, xo);
         } else {
             simd::activate(path, us, tab_us, shift, xs);
             simd::activate(path, them, tab_them, shift, xo);

@@ -10,6 +10,7 @@
 //!   feature transformer, with the side-to-move/halfmove-clock row `tab` added on the way.
 //! - [`activate_pairwise`]: the same clipped ReLU for nets with pairwise products,
 //!   `(c[i] · c[i + H/2] + 64) >> 7` for the first half's i.
+//! - [`activate_squared`]: the squared clipped ReLU (SCReLU), `(c[i]² + 64) >> 7`.
 //! - [`l1_sparse`]: the first head layer over those u8 inputs with i8 weights
 //!   (`vpmaddubsw` + `vpmaddwd`, or `vpdpbusd` with AVX-512 VNNI), visiting only the
 //!   groups of four inputs that are not all zero.
@@ -300,6 +301,53 @@ unsafe fn activate_pairwise_avx2(acc: &[i16], tab: &[i16], shift: u32, out: &mut
         let p1 = _mm256_mullo_epi16(clipped(i + 16), clipped(i + 16 + half));
         let q0 = _mm256_srli_epi16(_mm256_add_epi16(p0, round), 7);
         let q1 = _mm256_srli_epi16(_mm256_add_epi16(p1, round), 7);
+        // packus works per 128-bit lane; the permute restores the element order.
+        let packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(q0, q1), 0b11_01_10_00);
+        _mm256_storeu_si256(out.as_mut_ptr().add(i) as *mut __m256i, packed);
+        i += 32;
+    }
+}
+
+/// Squared clipped ReLU: with `c[i] = clamp((acc[i] +sat tab[i]) >> shift, 0, 127)`,
+/// `out[i] = (c[i]² + 64) >> 7` (0..=126).
+#[inline]
+pub fn activate_squared(path: Path, acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
+    let h = acc.len();
+    assert!(
+        tab.len() == h && out.len() == h && shift < 16,
+        "squared activation sizes"
+    );
+    match path.for_width(h) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: AVX2 present and h % 32 == 0 (`for_width`); lengths checked above.
+        Path::Avx2 | Path::Vnni => unsafe { activate_squared_avx2(acc, tab, shift, out) },
+        _ => activate_squared_portable(acc, tab, shift, out),
+    }
+}
+
+fn activate_squared_portable(acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
+    for ((o, &a), &t) in out.iter_mut().zip(acc).zip(tab) {
+        let c = (a.saturating_add(t) >> shift).clamp(0, ACT_MAX) as u16;
+        *o = ((c * c + 64) >> 7) as u8;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn activate_squared_avx2(acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
+    use std::arch::x86_64::*;
+    let count = _mm_cvtsi32_si128(shift as i32);
+    let zero = _mm256_setzero_si256();
+    let top = _mm256_set1_epi16(ACT_MAX);
+    let round = _mm256_set1_epi16(64);
+    let mut i = 0;
+    while i < acc.len() {
+        // SAFETY: i + 32 ≤ len (len % 32 == 0) for all three slices.
+        let c0 = clip16_avx2(acc, tab, i, count, zero, top);
+        let c1 = clip16_avx2(acc, tab, i + 16, count, zero, top);
+        // 127 · 127 + 64 < 2^15: the squares and the rounding stay inside i16.
+        let q0 = _mm256_srli_epi16(_mm256_add_epi16(_mm256_mullo_epi16(c0, c0), round), 7);
+        let q1 = _mm256_srli_epi16(_mm256_add_epi16(_mm256_mullo_epi16(c1, c1), round), 7);
         // packus works per 128-bit lane; the permute restores the element order.
         let packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(q0, q1), 0b11_01_10_00);
         _mm256_storeu_si256(out.as_mut_ptr().add(i) as *mut __m256i, packed);
@@ -641,17 +689,26 @@ mod tests {
                 l2_dense(p, &h1, &l2w, &bias, &mut s2);
                 let mut pair = vec![0u8; h / 2];
                 activate_pairwise(p, &src, &tab, 3, &mut pair);
-                results.push((dst, x, s1, s2, pair));
+                let mut squared = vec![0u8; h];
+                activate_squared(p, &src, &tab, 3, &mut squared);
+                results.push((dst, x, s1, s2, pair, squared));
             }
             for r in &results[1..] {
                 assert_eq!(r, &results[0], "h = {h}");
             }
             // The portable results are what the definitions say.
-            let (dst, x, s1, _, pair) = &results[0];
+            let (dst, x, s1, _, pair, squared) = &results[0];
             let clip = |i: usize| ((src[i] as i32 + tab[i] as i32) >> 3).clamp(0, 127);
             for (i, &v) in pair.iter().enumerate() {
                 assert_eq!(v as i32, (clip(i) * clip(i + h / 2) + 64) >> 7, "pair {i}");
             }
+            for (i, &v) in squared.iter().enumerate() {
+                assert_eq!(v as i32, (clip(i) * clip(i) + 64) >> 7, "square {i}");
+            }
+            assert!(
+                squared.contains(&126) && squared.iter().any(|&v| v > 0 && v < 126),
+                "squares should reach the top and lie between"
+            );
             assert!(
                 pair.iter().any(|&v| v > 60),
                 "some products should be large"

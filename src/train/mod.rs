@@ -18,7 +18,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
-use crate::eval::network::{l1_inputs, Model, Network, WEIGHT_CLIP};
+use crate::eval::network::{is_squared, l1_inputs, Model, Network, SCRELU_MARKER, WEIGHT_CLIP};
 use data::{Dataset, LoadStats, SparseBufs};
 
 #[derive(clap::Args, Debug, Clone)]
@@ -70,6 +70,9 @@ pub struct TrainArgs {
     /// Pairwise products of each accumulator half before `l1` (H inputs instead of 2H).
     #[arg(long)]
     pub pairwise: bool,
+    /// Squared clipped ReLU (SCReLU) after the feature transformer: `clamp(a, 0, 1)²`.
+    #[arg(long, conflicts_with = "pairwise")]
+    pub screlu: bool,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Write `epoch-N.safetensors` here after every epoch.
@@ -84,7 +87,7 @@ pub struct TrainArgs {
     #[arg(long)]
     pub resume: Option<String>,
     /// Start from this network's weights instead of random ones (fine-tuning a net on new
-    /// data): it must have the same `--hidden`, `--output-buckets` and `--pairwise`, and
+    /// data): it must have the same `--hidden`, `--output-buckets`, `--pairwise` and `--screlu`, and
     /// its `scale` must equal `--scale`; a net with one output bucket may also start a run
     /// with more (each bucket a copy of its output row). The optimiser starts afresh.
     #[arg(long, conflicts_with = "resume")]
@@ -166,10 +169,11 @@ fn init_weights(
     Ok(())
 }
 
-/// The tensors to save (trained weights + `scale`).
+/// The tensors to save (trained weights + `scale`, and the SCReLU marker if `squared`).
 fn tensors_to_save(
     vars: &HashMap<String, Var>,
     scale: f32,
+    squared: bool,
 ) -> Result<HashMap<String, Tensor>, String> {
     let mut map = HashMap::new();
     for name in NAMES {
@@ -182,17 +186,23 @@ fn tensors_to_save(
         "scale".to_string(),
         Tensor::new(&[scale], &Device::Cpu).map_err(ce)?,
     );
+    if squared {
+        map.insert(
+            SCRELU_MARKER.to_string(),
+            Tensor::new(&[1f32], &Device::Cpu).map_err(ce)?,
+        );
+    }
     Ok(map)
 }
 
-fn save(vars: &HashMap<String, Var>, scale: f32, path: &str) -> Result<(), String> {
+fn save(vars: &HashMap<String, Var>, scale: f32, squared: bool, path: &str) -> Result<(), String> {
     if let Some(dir) = std::path::Path::new(path).parent() {
         if !dir.as_os_str().is_empty() {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
     }
-    let map = tensors_to_save(vars, scale)?;
+    let map = tensors_to_save(vars, scale, squared)?;
     candle_core::safetensors::save(&map, path).map_err(|e| format!("cannot save '{path}': {e}"))
 }
 
@@ -318,10 +328,11 @@ fn save_checkpoint(
     vars: &HashMap<String, Var>,
     opt: &optim::ResumableAdamW,
     scale: f32,
+    squared: bool,
     at: &Position,
 ) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {dir}: {e}"))?;
-    let mut map = tensors_to_save(vars, scale)?;
+    let mut map = tensors_to_save(vars, scale, squared)?;
     map.extend(opt.state().map_err(ce)?);
     let dev = Device::Cpu;
     let position = [
@@ -344,13 +355,19 @@ fn save_checkpoint(
     std::fs::rename(&tmp, &path).map_err(|e| format!("cannot rename to '{path}': {e}"))
 }
 
-/// Sets every trained tensor (`NAMES`) from `map`, checking each shape against the net
-/// built for this run; `what` names the file in errors.
+/// Sets every trained tensor (`NAMES`) from `map`, checking each shape and the activation
+/// (`squared`) against the net built for this run; `what` names the file in errors.
 fn set_vars(
     map: &HashMap<String, Tensor>,
     vars: &HashMap<String, Var>,
+    squared: bool,
     what: &str,
 ) -> Result<(), String> {
+    if is_squared(map).map_err(|e| format!("{what}: {e}"))? != squared {
+        return Err(format!(
+            "{what}: its activation is not this run's (same --screlu?)"
+        ));
+    }
     for name in NAMES {
         let t = map
             .get(name)
@@ -391,10 +408,11 @@ fn load_checkpoint(
     path: &str,
     vars: &HashMap<String, Var>,
     opt: &mut optim::ResumableAdamW,
+    squared: bool,
 ) -> Result<Position, String> {
     let map = candle_core::safetensors::load(path, &Device::Cpu)
         .map_err(|e| format!("cannot read checkpoint '{path}': {e}"))?;
-    set_vars(&map, vars, &format!("checkpoint '{path}'"))?;
+    set_vars(&map, vars, squared, &format!("checkpoint '{path}'"))?;
     opt.load_state(&map)
         .map_err(|e| format!("checkpoint '{path}': {e}"))?;
     let position = map
@@ -461,19 +479,20 @@ pub fn score_net(args: &TrainArgs, path: &str) -> Result<(f64, usize), String> {
     let hidden = dims("ft.bias")?[0];
     let buckets = dims("out.bias")?[0];
     let pairwise = dims("l1.weight")?.get(1) == Some(&hidden);
+    let squared = is_squared(&map).map_err(|e| format!("'{path}': {e}"))?;
     let scale = match map.get("scale") {
         Some(t) => t.to_vec1::<f32>().map_err(ce)?[0],
         None => args.scale,
     };
     let varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
-    let model = Model::new(vb, hidden, buckets, pairwise).map_err(ce)?;
+    let model = Model::new(vb, hidden, buckets, pairwise, squared).map_err(ce)?;
     let vars = varmap
         .data()
         .lock()
         .map_err(|_| "var map lock poisoned")?
         .clone();
-    set_vars(&map, &vars, &format!("'{path}'"))?;
+    set_vars(&map, &vars, squared, &format!("'{path}'"))?;
     let ds = load_validation(args)?;
     let ids: Vec<usize> = (0..ds.len()).collect();
     let scored = TrainArgs {
@@ -553,7 +572,14 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
     let dev = Device::Cpu;
     let varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &dev);
-    let model = Model::new(vb, args.hidden, args.output_buckets, args.pairwise).map_err(ce)?;
+    let model = Model::new(
+        vb,
+        args.hidden,
+        args.output_buckets,
+        args.pairwise,
+        args.screlu,
+    )
+    .map_err(ce)?;
     let vars: HashMap<String, Var> = varmap
         .data()
         .lock()
@@ -573,7 +599,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
             }
         }
         let map = spread_output_buckets(map, args.output_buckets)?;
-        set_vars(&map, &vars, &format!("--init '{path}'"))?;
+        set_vars(&map, &vars, args.screlu, &format!("--init '{path}'"))?;
         say(format!("starting from the weights of {path}"));
     }
     let clipped: Vec<Var> = ["ft.weight", "ft.bias", "l1.weight"]
@@ -592,7 +618,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
     let mut opt = optim::ResumableAdamW::new(named, params).map_err(ce)?;
     let mut resume_at = Position::default();
     if let Some(path) = &args.resume {
-        resume_at = load_checkpoint(path, &vars, &mut opt)?;
+        resume_at = load_checkpoint(path, &vars, &mut opt, args.screlu)?;
         say(format!(
             "resuming {path} at epoch {} step {} ({} steps done)",
             resume_at.epoch, resume_at.in_epoch, resume_at.step
@@ -671,7 +697,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
                     loss_count: count,
                 };
                 if let Some(dir) = &args.checkpoint_dir {
-                    save_checkpoint(dir, &vars, &opt, args.scale, &at)?;
+                    save_checkpoint(dir, &vars, &opt, args.scale, args.screlu, &at)?;
                 }
                 pb.finish_and_clear();
                 say(format!("stopped after {step} steps (--stop-after-steps)"));
@@ -681,7 +707,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
                     train_loss: sum / count.max(1) as f64,
                     val_loss: f64::NAN,
                     seconds: start.elapsed().as_secs_f64(),
-                    tensors: tensors_to_save(&vars, args.scale)?,
+                    tensors: tensors_to_save(&vars, args.scale, args.screlu)?,
                 });
             }
             lr = cosine_lr(args, step, total_steps);
@@ -712,7 +738,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
                         loss_sum: sum,
                         loss_count: count,
                     };
-                    save_checkpoint(dir, &vars, &opt, args.scale, &at)?;
+                    save_checkpoint(dir, &vars, &opt, args.scale, args.screlu, &at)?;
                 }
             }
             let rate = count as f64 / epoch_start.elapsed().as_secs_f64().max(1e-9);
@@ -751,6 +777,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
             save(
                 &vars,
                 args.scale,
+                args.screlu,
                 &format!("{dir}/epoch-{epoch}.safetensors"),
             )?;
             let next = Position {
@@ -760,11 +787,11 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
                 loss_sum: 0.0,
                 loss_count: 0,
             };
-            save_checkpoint(dir, &vars, &opt, args.scale, &next)?;
+            save_checkpoint(dir, &vars, &opt, args.scale, args.screlu, &next)?;
         }
     }
     pb.finish_and_clear();
-    save(&vars, args.scale, &args.out)?;
+    save(&vars, args.scale, args.screlu, &args.out)?;
     // Make sure what was written loads and quantises as a playing network.
     let bytes =
         std::fs::read(&args.out).map_err(|e| format!("cannot re-read '{}': {e}", args.out))?;
@@ -780,7 +807,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
         train_loss: last_train,
         val_loss: last_val,
         seconds: start.elapsed().as_secs_f64(),
-        tensors: tensors_to_save(&vars, args.scale)?,
+        tensors: tensors_to_save(&vars, args.scale, args.screlu)?,
     })
 }
 
