@@ -148,8 +148,8 @@ pub fn is_squared(tensors: &HashMap<String, Tensor>) -> Result<bool, String> {
         .and_then(|t| t.to_vec1::<f32>())
         .map_err(|e| format!("bad '{SCRELU_MARKER}' tensor: {e}"))?;
     match v[..] {
-        [x] if x == 1.0 => Ok(true),
-        [x] if x == 0.0 => Ok(false),
+        [1.0] => Ok(true),
+        [0.0] => Ok(false),
         _ => Err(format!(
             "bad '{SCRELU_MARKER}' tensor {v:?}: expected [1] or [0]"
         )),
