@@ -259,17 +259,25 @@ impl Model {
 }
 
 /// The `l1` inputs of one perspective ordered from least to most often active (clipped
-/// ReLU output above half a quantisation step; with `pairwise`, both units of the pair)
+/// ReLU output above half a quantisation step, or squared (`squared`) at least one step;
+/// with `pairwise`, both units of the pair)
 /// over positions from seeded random playouts, both perspectives. Inputs that are rarely
 /// active then share groups of four, which the sparse `l1` kernel skips when all four are
 /// zero. Returns indices into the H units (H/2 pairs with `pairwise`: pair j is units j
 /// and j + H/2).
-pub fn sparsity_order(ftw: &[Vec<f32>], ftb: &[f32], pairwise: bool) -> Vec<usize> {
+pub fn sparsity_order(
+    ftw: &[Vec<f32>],
+    ftb: &[f32],
+    pairwise: bool,
+    squared: bool,
+) -> Vec<usize> {
     use rand::seq::SliceRandom;
     use rand::SeedableRng;
     let h = ftb.len();
     let inputs = if pairwise { h / 2 } else { h };
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x5EED);
+    // The kernel's u8 input is 0 below half a step, or squared, below c = 8 of 127.
+    let on_above = if squared { 7.5 } else { 0.5 } / ACT as f32;
     let mut active = vec![0u32; inputs];
     let mut on = vec![false; h];
     let mut board = cozy_chess::Board::default();
@@ -290,7 +298,7 @@ pub fn sparsity_order(ftw: &[Vec<f32>], ftb: &[f32], pairwise: bool) -> Vec<usiz
             features::active(&board, persp, &mut feats);
             for ((row, &b), unit_on) in ftw.iter().zip(ftb).zip(on.iter_mut()) {
                 let pre = b + row[HMC] * hmc + feats.iter().map(|&f| row[f as usize]).sum::<f32>();
-                *unit_on = pre > 0.5 / ACT as f32;
+                *unit_on = pre > on_above;
             }
             for (j, count) in active.iter_mut().enumerate() {
                 if on[j] && (!pairwise || on[j + inputs]) {
@@ -470,7 +478,8 @@ impl Network {
         // Rarely active `l1` inputs side by side, so the sparse `l1` skips more groups of
         // four (a reordering of the units: the network computes exactly the same).
         let pairwise = model.pairwise;
-        let order = sparsity_order(&ftw, &ftb, pairwise);
+        let squared = model.squared;
+        let order = sparsity_order(&ftw, &ftb, pairwise, squared);
         // New unit/input k comes from old unit/input `units[k]` / `inputs[k]`.
         let n = order.len();
         let inputs: Vec<usize> = order
@@ -486,7 +495,6 @@ impl Network {
         let ftb: Vec<f32> = units.iter().map(|&j| ftb[j]).collect();
         // With pairwise products or squares the u8 inputs come out at 127²/128 per 1.0
         // instead of 127: the weights carry the difference.
-        let squared = model.squared;
         let input_gain = if pairwise || squared {
             128.0 / ACT as f32
         } else {
