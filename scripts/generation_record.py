@@ -81,13 +81,15 @@ def main():
             val = f"{float(rows[-1][2]):.6f}"
     files, positions = selfplay_positions(a.data_list)
     tc = lines[-1]["tc"] if lines else "?"
+    # The script's note may start with ", λ 0" when there is no "from NET" part.
+    note = a.training_note.strip().lstrip(",").strip()
     row = (
         f"| {datetime.date.today()} | {a.name} | {a.base} | {files} files, {positions:,} positions, "
         f"weight {a.selfplay_weight} | {a.epochs} epochs, H={a.hidden}"
         f"{'' if a.buckets == '1' else f', {a.buckets} output buckets'}"
         f"{', pairwise' if a.pairwise == '1' else ''}"
         f"{', SCReLU' if a.screlu == '1' else ''}"
-        f"{', ' + a.training_note.strip() if a.training_note.strip() else ''} | {val} | "
+        f"{', ' + note if note else ''} | {val} | "
         f"{wins + draws + losses} ({tc}) | {wins}-{draws}-{losses} | "
         f"{st['elo']:+.1f} ± {st['err']:.1f} | {errors} | **{verdict}** |\n"
     )

@@ -265,12 +265,7 @@ impl Model {
 /// active then share groups of four, which the sparse `l1` kernel skips when all four are
 /// zero. Returns indices into the H units (H/2 pairs with `pairwise`: pair j is units j
 /// and j + H/2).
-pub fn sparsity_order(
-    ftw: &[Vec<f32>],
-    ftb: &[f32],
-    pairwise: bool,
-    squared: bool,
-) -> Vec<usize> {
+pub fn sparsity_order(ftw: &[Vec<f32>], ftb: &[f32], pairwise: bool, squared: bool) -> Vec<usize> {
     use rand::seq::SliceRandom;
     use rand::SeedableRng;
     let h = ftb.len();
