@@ -8,12 +8,12 @@ use cozy_chess::{Board, Piece};
 /// `a(m)` and `b(m)` of the model, cubic in material / 58: the side to move wins with
 /// probability 1 / (1 + exp((a − v) / b)) from internal score v. Fitted to the embedded
 /// net's own games, since each net has its own scale: `scripts/fit_wdl.py
-/// data/gen6/seed1.vf` (184,201 positions of 1,683 games of rookery-gen6-l0 at 5,000
-/// nodes; docs/net.md, "WDL model").
-pub const WDL_A: [f64; 4] = [246.839, -215.369, -447.703, 557.835];
-pub const WDL_B: [f64; 4] = [59.874, -31.632, -88.843, 171.522];
+/// data/gen9/seed1.vf data/gen9/seed2.vf data/gen9/seed3.vf` (1,430,309 positions of
+/// 12,772 games of rookery-gen9-sq at 5,000 nodes; docs/net.md, "WDL model").
+pub const WDL_A: [f64; 4] = [423.343, -359.912, -687.341, 756.334];
+pub const WDL_B: [f64; 4] = [147.117, -60.935, -281.331, 298.412];
 /// a(58): the internal score at which the side to move wins half its games.
-pub const NORMALIZE_TO_PAWN: i32 = 142;
+pub const NORMALIZE_TO_PAWN: i32 = 132;
 
 fn poly(c: &[f64; 4], x: f64) -> f64 {
     ((c[0] * x + c[1]) * x + c[2]) * x + c[3]
