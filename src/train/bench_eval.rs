@@ -11,7 +11,7 @@ use rand::SeedableRng;
 
 use super::TrainArgs;
 use crate::eval::network::Network;
-use crate::eval::simd::Path;
+use crate::eval::simd::{self, Path};
 use crate::eval::Evaluator;
 
 /// Random playouts from the start position: (before, move, after) triples.
@@ -59,6 +59,107 @@ fn show(label: &str, (wall, cpu): (f64, Option<f64>)) {
         Some(c) => println!("{label:<28} {c:>9.0} ns CPU  ({wall:.0} ns wall)"),
         None => println!("{label:<28} {wall:>9.0} ns wall"),
     }
+}
+
+/// The head's stages on the accumulators of 512 of the walk's positions (computed from
+/// scratch, then cycled so they stay in cache as in a search): what the activations
+/// and `l1` cost of the whole head (the rest is `l2` and `out`), and how sparse `l1`'s
+/// input is.
+fn head_stages(
+    net: &Network,
+    path: Path,
+    walk: &[(Board, cozy_chess::Move, Board)],
+    sink: &mut i64,
+) {
+    use crate::eval::network::{l1_inputs, L1};
+    let q = &net.q;
+    let h = q.hidden;
+    let inputs = l1_inputs(h, q.pairwise);
+    // (side to move's accumulator, the other's, halfmove clock) per position.
+    let positions: Vec<(Vec<i16>, Vec<i16>, usize)> = walk
+        .iter()
+        .take(512)
+        .map(|(_, _, board)| {
+            let stm = board.side_to_move();
+            let (mut us, mut them) = (vec![0i16; h], vec![0i16; h]);
+            crate::eval::accumulator::refresh(q, board, stm, &mut us);
+            crate::eval::accumulator::refresh(q, board, !stm, &mut them);
+            (us, them, crate::eval::features::hmc(board))
+        })
+        .collect();
+    let act = if q.pairwise {
+        simd::activate_pairwise
+    } else if q.squared {
+        simd::activate_squared
+    } else {
+        simd::activate
+    };
+    let activate = |(us, them, hmc): &(Vec<i16>, Vec<i16>, usize), x: &mut [u8]| {
+        let (xs, xo) = x.split_at_mut(inputs / 2);
+        act(
+            path,
+            us,
+            &q.tab_stm[hmc * h..(hmc + 1) * h],
+            q.shifts.acc,
+            xs,
+        );
+        act(
+            path,
+            them,
+            &q.tab_other[hmc * h..(hmc + 1) * h],
+            q.shifts.acc,
+            xo,
+        );
+    };
+    let mut x = vec![0u8; inputs];
+    let (mut nonzero, mut live_groups) = (0usize, 0usize);
+    for p in &positions {
+        activate(p, &mut x);
+        nonzero += x.iter().filter(|&&v| v != 0).count();
+        live_groups += x
+            .chunks_exact(4)
+            .filter(|g| g.iter().any(|&v| v != 0))
+            .count();
+    }
+    let per = |k: usize, of: usize| 100.0 * k as f64 / (positions.len() * of) as f64;
+    println!(
+        "  l1 input: {:.1} % nonzero, {:.1} % of groups of four live",
+        per(nonzero, inputs),
+        per(live_groups, inputs / 4)
+    );
+    let mut groups = vec![0u16; inputs / 4 + 8];
+    let mut s1 = [0i32; L1];
+    let rounds = 400;
+    let n = (rounds * positions.len()) as f64;
+    let t_act = time_it(n, || {
+        for _ in 0..rounds {
+            for p in &positions {
+                activate(p, &mut x);
+                *sink += x[0] as i64;
+            }
+        }
+    });
+    let t_l1 = time_it(n, || {
+        for _ in 0..rounds {
+            for p in &positions {
+                activate(p, &mut x);
+                simd::l1_sparse(path, &x, &q.l1_w, &q.l1_b, &mut groups, &mut s1);
+                *sink += s1[0] as i64;
+            }
+        }
+    });
+    let mut head_scratch = q.scratch();
+    let t_head = time_it(n, || {
+        for _ in 0..rounds {
+            for (us, them, hmc) in &positions {
+                let y = q.forward(path, us, them, *hmc, 32, &mut head_scratch);
+                *sink += (y * 1000.0) as i64;
+            }
+        }
+    });
+    show("  head: activations", t_act);
+    show("  head: activations + l1", t_l1);
+    show("  head: all of forward", t_head);
 }
 
 pub fn run(args: &TrainArgs) -> Result<(), String> {
@@ -118,6 +219,7 @@ pub fn run(args: &TrainArgs) -> Result<(), String> {
         show("  push+evaluate+pop:", total);
         show("  push+pop (not evaluated):", push);
         show("  evaluate (head only):", eval);
+        head_stages(&net, path, &walk, &mut sink);
     }
     // Candle: one position per forward call (features built each time).
     let m = 2000;
