@@ -671,6 +671,30 @@ impl Quantised {
         self.head_rest(path, s1, bucket)
     }
 
+    /// `l1`'s u8 inputs from two accumulators (side to move first) and the clamped
+    /// halfmove clock: each half's table added, then the net's activation; `x` holds
+    /// [`l1_inputs`] bytes, the side to move's half first.
+    #[inline]
+    pub fn activate(&self, path: Path, us: &[i16], them: &[i16], hmc: usize, x: &mut [u8]) {
+        let h = self.hidden;
+        let (xs, xo) = x.split_at_mut(x.len() / 2);
+        let shift = self.shifts.acc;
+        let (tab_us, tab_them) = (
+            &self.tab_stm[hmc * h..(hmc + 1) * h],
+            &self.tab_other[hmc * h..(hmc + 1) * h],
+        );
+        if self.pairwise {
+            simd::activate_pairwise(path, us, tab_us, shift, xs);
+            simd::activate_pairwise(path, them, tab_them, shift, xo);
+        } else if self.squared {
+            simd::activate_squared(path, us, tab_us, shift, xs);
+            simd::activate_squared(path, them, tab_them, shift, xo);
+        } else {
+            simd::activate(path, us, tab_us, shift, xs);
+            simd::activate(path, them, tab_them, shift, xo);
+        }
+    }
+
     /// Raw network output `y` (cp / scale) from two accumulators (side to move first),
     /// the clamped halfmove clock and the number of pieces on the board (which picks the
     /// output bucket); `scratch` comes from [`Self::scratch`]. All integer until the final
@@ -687,24 +711,7 @@ impl Quantised {
     ) -> f32 {
         let bucket = features::output_bucket(pieces, self.buckets());
         let Scratch { x, groups } = scratch;
-        let h = self.hidden;
-        let half = x.len() / 2;
-        let (xs, xo) = x.split_at_mut(half);
-        let shift = self.shifts.acc;
-        let (tab_us, tab_them) = (
-            &self.tab_stm[hmc * h..(hmc + 1) * h],
-            &self.tab_other[hmc * h..(hmc + 1) * h],
-        );
-        if self.pairwise {
-            simd::activate_pairwise(path, us, tab_us, shift, xs);
-            simd::activate_pairwise(path, them, tab_them, shift, xo);
-        } else if self.squared {
-            simd::activate_squared(path, us, tab_us, shift, xs);
-            simd::activate_squared(path, them, tab_them, shift, xo);
-        } else {
-            simd::activate(path, us, tab_us, shift, xs);
-            simd::activate(path, them, tab_them, shift, xo);
-        }
+        self.activate(path, us, them, hmc, x);
         let mut s1 = [0i32; L1];
         simd::l1_sparse(path, x, &self.l1_w, &self.l1_b, groups, &mut s1);
         let dot = match path {

@@ -87,29 +87,8 @@ fn head_stages(
             (us, them, crate::eval::features::hmc(board))
         })
         .collect();
-    let act = if q.pairwise {
-        simd::activate_pairwise
-    } else if q.squared {
-        simd::activate_squared
-    } else {
-        simd::activate
-    };
     let activate = |(us, them, hmc): &(Vec<i16>, Vec<i16>, usize), x: &mut [u8]| {
-        let (xs, xo) = x.split_at_mut(inputs / 2);
-        act(
-            path,
-            us,
-            &q.tab_stm[hmc * h..(hmc + 1) * h],
-            q.shifts.acc,
-            xs,
-        );
-        act(
-            path,
-            them,
-            &q.tab_other[hmc * h..(hmc + 1) * h],
-            q.shifts.acc,
-            xo,
-        );
+        q.activate(path, us, them, *hmc, x)
     };
     let mut x = vec![0u8; inputs];
     let (mut nonzero, mut live_groups) = (0usize, 0usize);
