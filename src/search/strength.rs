@@ -14,9 +14,9 @@ use super::{DECISIVE, MATE_BOUND};
 /// The lowest level offered.
 pub const MIN_ELO: i32 = 1000;
 /// The top of the level range: a limit at or above it plays at full strength. It was
-/// full strength with rookery-v1; with rookery-gen4 full strength was ~2390 (docs/strength.md
-/// ladder; each net since beat the one before in a self-play gate, docs/generations.md);
-/// the levels below are rechecked with each new net.
+/// full strength with rookery-v1; full strength was ~2390 with rookery-gen4 and ~2490 with
+/// rookery-gen9-sq (docs/strength.md ladder); the levels below are rechecked with each new
+/// net.
 pub const FULL_STRENGTH_ELO: i32 = 2100;
 /// Where the two slopes of the level curve meet (Stockfish's lowest `UCI_Elo`, below
 /// which levels are calibrated against Rookery's own), and its node budget.
@@ -30,8 +30,8 @@ const ANCHOR_NODES: f64 = 2191.0;
 /// 1900 (200 games each), about 80 more: 160. rookery-gen7-ft's levels scored −7/−4/−7
 /// against gen6-l0's (± 44): unchanged. rookery-gen8-ft's scored +21/+31/+31 (± 44)
 /// against gen7-ft's; kept at 160, as that moves 1900 (−85 against Stockfish with
-/// gen6-l0) towards its mark (docs/strength.md). rookery-gen9-sq (+21 ± 20 over gen8-ft)
-/// has not had its levels measured yet: kept at 160. Re-measure with
+/// gen6-l0) towards its mark (docs/strength.md). rookery-gen9-sq's levels scored
+/// +5/+5/+26 (± 44) against gen8-ft's: kept at 160. Re-measure with
 /// `scripts/calibrate.sh` when the net changes.
 const NET_GAIN_ELO: i32 = 160;
 /// The highest `UCI_Elo` accepted (values above full strength play at full strength).
