@@ -103,8 +103,8 @@ pub const OPTIONS: &[OptionDecl] = &[
         },
         help: "The rating played at with `UCI_LimitStrength`, on Stockfish 15.1's `UCI_Elo` \
                scale at 10+0.1 (calibration in docs/strength.md). Values from 2100 up play at \
-               full strength (2390 measured with rookery-gen4; each net since won its \
-               self-play gate, docs/generations.md) and say so.",
+               full strength (2487 ± 50 measured with rookery-gen9-sq, the embedded net, on \
+               2026-11-27; 2390 ± 52 with rookery-gen4) and say so.",
     },
     OptionDecl {
         name: "Skill Level",
