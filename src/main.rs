@@ -39,6 +39,9 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
+    if !matches!(cli.command, None | Some(Command::Uci)) {
+        exit_quietly_on_closed_pipe();
+    }
     let result = match cli.command {
         None | Some(Command::Uci) => {
             rookery::uci::run();
@@ -63,4 +66,16 @@ fn eval_cli(fen: Option<&str>) -> Result<(), String> {
     let board = rookery::chess::parse_fen(fen.unwrap_or(rookery::chess::STARTPOS_FEN))?;
     println!("{} cp (White's view)", rookery::eval::white_cp(&board));
     Ok(())
+}
+
+/// The command-line tools end quietly, as other Unix tools do, when what reads their
+/// output goes away (`rookery data stats f.vf | head`): Rust ignores SIGPIPE, which
+/// turns the next `println!` into a panic. The UCI loop keeps ignoring it and handles a
+/// closed stdout itself.
+fn exit_quietly_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restores the default disposition of one signal before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
