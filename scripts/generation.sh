@@ -21,7 +21,7 @@
 # decides (GAMES is then the most it plays); the verdict is still the 95 % interval.
 #
 # Usage: NAME=rookery-gen2 [DATAGEN_TIME=s DATA_GEN=1 SEED=n NODES=5000 THREADS=2]
-#        [EPOCHS=6 HIDDEN=256 BUCKETS=1 PAIRWISE=0 SCRELU=0 SELFPLAY_WEIGHT=1 SHARED_WEIGHT=1]
+#        [EPOCHS=6 HIDDEN=256 BUCKETS=1 PAIRWISE=0 SCRELU=0 MIRROR=0 SELFPLAY_WEIGHT=1 SHARED_WEIGHT=1]
 #        [GEN_WEIGHTS="g=w …"]
 #        [LR=0.004 LR_FINAL=0.05 LAMBDA=0 INIT=nets/<net>.safetensors MAX_STEPS=n]
 #        [GAMES=400 TC=8+0.08 SPRT="0 10"]
@@ -39,6 +39,8 @@ BUCKETS=${BUCKETS:-1}
 PAIRWISE=${PAIRWISE:-0}
 # SCRELU=1: squared clipped ReLU after the feature transformer (`rookery train --screlu`).
 SCRELU=${SCRELU:-0}
+# MIRROR=1: horizontally mirrored inputs, king always on files e–h (`rookery train --mirror`).
+MIRROR=${MIRROR:-0}
 SELFPLAY_WEIGHT=${SELFPLAY_WEIGHT:-1}
 SHARED_WEIGHT=${SHARED_WEIGHT:-1}
 GEN_WEIGHTS=${GEN_WEIGHTS:-}
@@ -112,6 +114,7 @@ else
   pairwise=()
   if (( PAIRWISE )); then pairwise=(--pairwise); fi
   if (( SCRELU )); then pairwise+=(--screlu); fi
+  if (( MIRROR )); then pairwise+=(--mirror); fi
   [[ -n ${MAX_STEPS:-} ]] && steps=(--stop-after-steps "$MAX_STEPS")
   echo "== train: $NET from ${#data[@]} files ($used self-play, weight $SELFPLAY_WEIGHT${GEN_WEIGHTS:+, by generation $GEN_WEIGHTS})"
   printf '%s\n' "${data[@]}" > "$RUN/data.txt"
@@ -158,7 +161,7 @@ fi
 verdict=$(python3 scripts/generation_record.py --name "$NAME" --base "$BASE_NET" \
   --net "$NET" --results "$RESULTS" --loss "$RUN/loss.csv" --data-list "$RUN/data.txt" \
   --selfplay-weight "$SELFPLAY_WEIGHT${GEN_WEIGHTS:+ (generation weights $GEN_WEIGHTS)}$([[ $SHARED_WEIGHT == 1 ]] || echo ", Stockfish data $SHARED_WEIGHT")" --epochs "$EPOCHS" \
-  --training-note "${INIT:+from $(basename "$INIT" .safetensors)}$([[ $LR == 0.004 ]] || echo " lr $LR")$([[ $LR_FINAL == 0.05 ]] || echo " final lr ×$LR_FINAL")$([[ $LAMBDA == 0.3 ]] || echo ", λ $LAMBDA")" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE" --screlu "$SCRELU")
+  --training-note "${INIT:+from $(basename "$INIT" .safetensors)}$([[ $LR == 0.004 ]] || echo " lr $LR")$([[ $LR_FINAL == 0.05 ]] || echo " final lr ×$LR_FINAL")$([[ $LAMBDA == 0.3 ]] || echo ", λ $LAMBDA")" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE" --screlu "$SCRELU" --mirror "$MIRROR")
 echo "== verdict: $verdict"
 python3 scripts/plot_generations.py >/dev/null || echo "docs/generations.png not redrawn (matplotlib?)" >&2
 if [[ $verdict == accepted && $EMBED == 1 ]]; then

@@ -53,6 +53,7 @@ def main():
     ap.add_argument("--buckets", default="1")
     ap.add_argument("--pairwise", default="0")
     ap.add_argument("--screlu", default="0")
+    ap.add_argument("--mirror", default="0")
     ap.add_argument("--training-note", default="", help="e.g. 'from rookery-gen4 lr 0.001'")
     ap.add_argument("--out", default="docs/generations.md")
     a = ap.parse_args()
@@ -89,6 +90,7 @@ def main():
         f"{'' if a.buckets == '1' else f', {a.buckets} output buckets'}"
         f"{', pairwise' if a.pairwise == '1' else ''}"
         f"{', SCReLU' if a.screlu == '1' else ''}"
+        f"{', mirrored' if a.mirror == '1' else ''}"
         f"{', ' + note if note else ''} | {val} | "
         f"{wins + draws + losses} ({tc}) | {wins}-{draws}-{losses} | "
         f"{st['elo']:+.1f} ± {st['err']:.1f} | {errors} | **{verdict}** |\n"

@@ -102,8 +102,8 @@ fn games_are_whole_legal_and_end_as_recorded() {
             let again: Board = s.board.to_string().parse().expect("FEN");
             for persp in [cozy_chess::Color::White, cozy_chess::Color::Black] {
                 assert_eq!(
-                    features::dense(&s.board, persp),
-                    features::dense(&again, persp)
+                    features::dense(&s.board, persp, false),
+                    features::dense(&again, persp, false)
                 );
             }
         }

@@ -19,6 +19,22 @@ fn default_net() -> Arc<Network> {
     Arc::new(Network::from_bytes(DEFAULT_NET, DEFAULT_NET_NAME).expect("embedded net loads"))
 }
 
+/// The embedded net's weights marked as horizontally mirrored: not a trained net, but
+/// the kernel and the accumulator must follow candle's features for it exactly as for
+/// any other.
+fn mirrored_net() -> Arc<Network> {
+    use candle_core::{Device, Tensor};
+    let mut tensors =
+        candle_core::safetensors::load_buffer(DEFAULT_NET, &Device::Cpu).expect("embedded net");
+    tensors.insert(
+        "mirror".into(),
+        Tensor::new(&[1f32], &Device::Cpu).expect("tensor"),
+    );
+    let net = Network::from_tensors(tensors, "mirrored", 0).expect("mirrored net loads");
+    assert!(net.q.mirroring && net.description().contains("mirrored"));
+    Arc::new(net)
+}
+
 fn fresh_eval(net: &Arc<Network>) -> Evaluator {
     Evaluator::with_network(Arc::clone(net))
 }
@@ -71,6 +87,8 @@ struct Seen {
     captures: usize,
     nulls: usize,
     moves: usize,
+    /// Moves that took a king between files d and e (a mirrored net's rebuilds).
+    king_crossings: usize,
 }
 
 fn classify(board: &Board, mv: Move, seen: &mut Seen) {
@@ -88,6 +106,11 @@ fn classify(board: &Board, mv: Move, seen: &mut Seen) {
     }
     if mv.promotion.is_some() {
         seen.promotions += 1;
+    }
+    let mut after = board.clone();
+    after.play_unchecked(mv);
+    if eval::features::mirrored(board, us) != eval::features::mirrored(&after, us) {
+        seen.king_crossings += 1;
     }
     seen.moves += 1;
 }
@@ -132,7 +155,17 @@ fn check_acc(ev: &mut Evaluator, net: &Network, board: &Board, context: &str) {
 /// from there, as a search does.
 #[test]
 fn incremental_matches_refresh_in_random_games() {
-    let net = default_net();
+    random_games_match_refresh(default_net());
+}
+
+/// The same with horizontal mirroring, where a king crossing files d–e rebuilds its side.
+#[test]
+fn mirrored_incremental_matches_refresh_in_random_games() {
+    let seen = random_games_match_refresh(mirrored_net());
+    assert!(seen.king_crossings > 100, "{seen:?}");
+}
+
+fn random_games_match_refresh(net: Arc<Network>) -> Seen {
     let mut rng = StdRng::seed_from_u64(7);
     let mut seen = Seen::default();
     let mut ev = fresh_eval(&net);
@@ -189,6 +222,7 @@ fn incremental_matches_refresh_in_random_games() {
         "{seen:?}"
     );
     assert!(seen.captures > 100 && seen.nulls > 100, "{seen:?}");
+    seen
 }
 
 fn tree(
@@ -237,7 +271,12 @@ fn tree(
 /// a fresh evaluator reset at the node, and the root is intact after the tree.
 #[test]
 fn push_pop_trees_match_fresh_evaluation() {
-    let net = default_net();
+    for net in [default_net(), mirrored_net()] {
+        push_pop_trees_match(net);
+    }
+}
+
+fn push_pop_trees_match(net: Arc<Network>) {
     let mut rng = StdRng::seed_from_u64(11);
     let mut ev = fresh_eval(&net);
     let mut fresh = fresh_eval(&net);
@@ -277,6 +316,7 @@ fn sample_positions(n: usize, seed: u64) -> Vec<Board> {
 #[test]
 fn simd_and_portable_kernels_agree() {
     check_paths_agree(default_net());
+    check_paths_agree(mirrored_net());
 }
 
 fn check_paths_agree(net: Arc<Network>) {
@@ -349,6 +389,12 @@ const KERNEL_CP_MEAN: f64 = 6.5;
 #[test]
 fn kernel_matches_candle_forward() {
     check_kernel_against_candle(default_net());
+}
+
+/// Candle's dense features and the kernel's accumulator mirror alike.
+#[test]
+fn mirrored_kernel_matches_candle_forward() {
+    check_kernel_against_candle(mirrored_net());
 }
 
 /// The same check for every other network committed in `nets/`.
@@ -789,6 +835,14 @@ fn training_starts_from_init_net() {
         .expect("a plain net cannot start a SCReLU run");
     assert!(err.contains("--screlu"), "{err}");
 
+    let mut wrong_mirroring = args_for("wrong-mirroring");
+    wrong_mirroring.mirror = true;
+    wrong_mirroring.init = Some(base_path.clone());
+    let err = rookery::train::train(&wrong_mirroring)
+        .err()
+        .expect("an unmirrored net cannot start a mirrored run");
+    assert!(err.contains("--mirror"), "{err}");
+
     let mut wrong_scale = args_for("wrong-scale");
     wrong_scale.scale = 300.0;
     wrong_scale.init = Some(base_path);
@@ -799,26 +853,28 @@ fn training_starts_from_init_net() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The trainer's `--output-buckets`, `--pairwise` and `--screlu`: each saved net has the shapes asked
+/// The trainer's `--output-buckets`, `--pairwise`, `--screlu` and `--mirror`: each saved net has the shapes asked
 /// for, loads, its kernel matches candle's forward pass (each position through its own
 /// bucket), and every kernel version gives the same bits.
 #[test]
 fn training_net_variants() {
     let (dir, data) = pst_labelled_data("rookery-variant-test", 23);
-    // (buckets, pairwise, screlu, hidden): 64 hidden units give the SIMD pairwise kernel
-    // one block per half; 48 leave it to the portable one; 144 sends the AVX2 accumulator
-    // update through its 128-lane block and then one of 16 lanes.
-    for (buckets, pairwise, screlu, hidden) in [
-        (8, false, false, 32),
-        (1, true, false, 64),
-        (8, true, false, 48),
-        (1, false, false, 144),
-        (8, false, true, 64),
-        (1, false, true, 48),
+    // (buckets, pairwise, screlu, mirror, hidden): 64 hidden units give the SIMD pairwise
+    // kernel one block per half; 48 leave it to the portable one; 144 sends the AVX2
+    // accumulator update through its 128-lane block and then one of 16 lanes.
+    for (buckets, pairwise, screlu, mirror, hidden) in [
+        (8, false, false, false, 32),
+        (1, true, false, false, 64),
+        (8, true, false, true, 48),
+        (1, false, false, false, 144),
+        (8, false, true, false, 64),
+        (1, false, true, true, 48),
     ] {
-        let what = format!("{buckets} buckets, pairwise {pairwise}, screlu {screlu}, H {hidden}");
+        let what = format!(
+            "{buckets} buckets, pairwise {pairwise}, screlu {screlu}, mirror {mirror}, H {hidden}"
+        );
         let out = dir.join(format!(
-            "net-{buckets}-{pairwise}-{screlu}-{hidden}.safetensors"
+            "net-{buckets}-{pairwise}-{screlu}-{mirror}-{hidden}.safetensors"
         ));
         let mut args = rookery::train::TrainArgs::with_data(
             vec![data.to_string_lossy().into_owned()],
@@ -831,6 +887,7 @@ fn training_net_variants() {
         args.output_buckets = buckets;
         args.pairwise = pairwise;
         args.screlu = screlu;
+        args.mirror = mirror;
         let summary = rookery::train::train(&args).expect("training runs");
         assert!(
             summary.train_loss.is_finite() && summary.val_loss.is_finite(),
@@ -846,11 +903,17 @@ fn training_net_variants() {
         let bytes = std::fs::read(&out).expect("saved net");
         let net = Arc::new(Network::from_bytes(&bytes, "variant").expect("net loads"));
         assert_eq!(
-            (net.q.buckets(), net.q.pairwise, net.q.squared),
-            (buckets, pairwise, screlu),
+            (
+                net.q.buckets(),
+                net.q.pairwise,
+                net.q.squared,
+                net.q.mirroring
+            ),
+            (buckets, pairwise, screlu, mirror),
             "{what}"
         );
         assert_eq!(net.description().contains("pairwise"), pairwise, "{what}");
+        assert_eq!(net.description().contains("mirrored"), mirror, "{what}");
         assert_eq!(net.description().contains("screlu"), screlu, "{what}");
         check_kernel_against_candle(Arc::clone(&net));
         check_paths_agree(net);

@@ -15,10 +15,14 @@
 //! not on the destination square) with one code path. Castling rights and the en-passant
 //! file are compared the same way. The side-to-move and halfmove-clock features are not
 //! in the accumulator (see `network`).
+//!
+//! With a horizontally mirrored net (`features::mirrored`), a perspective whose king
+//! crosses between files d and e sees every feature change: its accumulator is rebuilt
+//! from the bias and the new position's features instead (a king move, so rare).
 
 use cozy_chess::{Board, Color, Piece};
 
-use super::features::{aux_bits, black_view, piece_index, STM};
+use super::features::{self, aux_bits, black_view, mirror_feature, mirrored, piece_index, STM};
 use super::network::Quantised;
 use super::simd::{self, Path};
 
@@ -33,9 +37,16 @@ const MAX_CHANGES: usize = 16;
 pub struct AccStack {
     hidden: usize,
     path: Path,
+    /// The net mirrors the board horizontally (see the module docs).
+    mirroring: bool,
     data: Vec<i16>,
     /// Per slot: the feature changes that lead to it from the slot below.
     changes: Vec<[Delta; 2]>,
+    /// Per slot and perspective, with `Delta::rebuild`: every active feature (side to
+    /// move excluded) of the slot's position.
+    rebuilds: Vec<[Rebuild; 2]>,
+    /// Working list for a rebuild (kept to spare an allocation per king move).
+    feats: Vec<u16>,
     /// Per slot: whether `data` holds its accumulators.
     fresh: Vec<bool>,
     ply: usize,
@@ -46,7 +57,22 @@ pub struct AccStack {
 struct Delta {
     add: Changes,
     sub: Changes,
+    /// The perspective's mirroring changed: the slot is computed from the bias and its
+    /// full feature list (`AccStack::rebuilds`), not from the slot below.
+    rebuild: bool,
 }
+
+/// A position's active features from one perspective.
+#[derive(Clone, Copy)]
+struct Rebuild {
+    n: u8,
+    idx: [u16; features::MAX_ACTIVE],
+}
+
+const NO_REBUILD: Rebuild = Rebuild {
+    n: 0,
+    idx: [0; features::MAX_ACTIVE],
+};
 
 /// A small fixed list of feature indices.
 #[derive(Clone, Copy)]
@@ -76,15 +102,21 @@ impl Changes {
 const NO_CHANGE: Delta = Delta {
     add: Changes::EMPTY,
     sub: Changes::EMPTY,
+    rebuild: false,
 };
 
 impl AccStack {
-    pub fn new(hidden: usize, path: Path) -> Self {
+    /// A stack for a net with `hidden` units per perspective, horizontally mirrored or
+    /// not (`mirroring`).
+    pub fn new(hidden: usize, path: Path, mirroring: bool) -> Self {
         AccStack {
             hidden,
             path,
+            mirroring,
             data: vec![0; (STACK_PLIES + 1) * 2 * hidden],
             changes: vec![[NO_CHANGE; 2]; STACK_PLIES + 1],
+            rebuilds: vec![[NO_REBUILD; 2]; STACK_PLIES + 1],
+            feats: Vec::with_capacity(features::MAX_ACTIVE),
             fresh: vec![false; STACK_PLIES + 1],
             ply: 0,
         }
@@ -123,11 +155,24 @@ impl AccStack {
             let dst = &mut dst[..2 * h];
             let [white, black] = &self.changes[slot];
             for (k, delta) in [white, black].into_iter().enumerate() {
+                let dst = &mut dst[k * h..(k + 1) * h];
+                if delta.rebuild {
+                    let all = &self.rebuilds[slot][k];
+                    simd::acc_update(
+                        self.path,
+                        &q.ft_w,
+                        &q.ft_b,
+                        dst,
+                        &all.idx[..all.n as usize],
+                        &[],
+                    );
+                    continue;
+                }
                 simd::acc_update(
                     self.path,
                     &q.ft_w,
                     &src[k * h..(k + 1) * h],
-                    &mut dst[k * h..(k + 1) * h],
+                    dst,
                     delta.add.as_slice(),
                     delta.sub.as_slice(),
                 );
@@ -143,6 +188,7 @@ impl AccStack {
         let (w, b) = self.data[..2 * h].split_at_mut(h);
         refresh_with(self.path, q, board, Color::White, w);
         refresh_with(self.path, q, board, Color::Black, b);
+        self.mirroring = q.mirroring;
         self.fresh[0] = true;
     }
 
@@ -152,6 +198,7 @@ impl AccStack {
             let slots = self.fresh.len() * 2;
             self.data.resize(slots * 2 * self.hidden, 0);
             self.changes.resize(slots, [NO_CHANGE; 2]);
+            self.rebuilds.resize(slots, [NO_REBUILD; 2]);
             self.fresh.resize(slots, false);
         }
         // Written in place: only the counts need clearing.
@@ -159,6 +206,7 @@ impl AccStack {
         for d in delta.iter_mut() {
             d.add.n = 0;
             d.sub.n = 0;
+            d.rebuild = false;
         }
         for color in [Color::White, Color::Black] {
             for piece in Piece::ALL {
@@ -202,8 +250,39 @@ impl AccStack {
                 }
             }
         }
+        if self.mirroring {
+            self.orient(before, after);
+        }
         self.ply += 1;
         self.fresh[self.ply] = false;
+    }
+
+    /// Turns the unmirrored changes just recorded for slot `ply + 1` into what each
+    /// perspective sees: mirrored where its king is on files a–d, or a rebuild where the
+    /// king crossed between files d and e.
+    fn orient(&mut self, before: &Board, after: &Board) {
+        let slot = self.ply + 1;
+        for (k, persp) in [Color::White, Color::Black].into_iter().enumerate() {
+            let now = mirrored(after, persp);
+            let delta = &mut self.changes[slot][k];
+            if mirrored(before, persp) != now {
+                delta.rebuild = true;
+                let feats = &mut self.feats;
+                feats.clear();
+                features::active(after, persp, true, feats);
+                feats.retain(|&f| f as usize != STM);
+                let all = &mut self.rebuilds[slot][k];
+                all.n = feats.len() as u8;
+                all.idx[..feats.len()].copy_from_slice(feats);
+            } else if now {
+                for changes in [&mut delta.add, &mut delta.sub] {
+                    let n = changes.n as usize;
+                    for f in &mut changes.idx[..n] {
+                        *f = mirror_feature(*f as usize) as u16;
+                    }
+                }
+            }
+        }
     }
 
     /// Steps back to the previous slot.
@@ -221,7 +300,7 @@ pub fn refresh(q: &Quantised, board: &Board, persp: Color, dst: &mut [i16]) {
 
 fn refresh_with(path: Path, q: &Quantised, board: &Board, persp: Color, dst: &mut [i16]) {
     let mut feats = Vec::with_capacity(super::features::MAX_ACTIVE);
-    super::features::active(board, persp, &mut feats);
+    super::features::active(board, persp, q.mirroring, &mut feats);
     feats.retain(|&f| f as usize != STM);
     simd::acc_update(path, &q.ft_w, &q.ft_b, dst, &feats, &[]);
 }

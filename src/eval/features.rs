@@ -14,6 +14,13 @@
 //! | 771, 772   | their castling rights: short, long                                  |
 //! | 773..781   | en-passant file a..h (only when the side to move has a pawn that could capture) |
 //! | 781        | halfmove clock, `min(hmc, 100) / 100` (the only non-binary input)   |
+//!
+//! Horizontal mirroring (a property of the net, see `network`): a perspective whose own
+//! king stands on files a–d sees the board mirrored left to right (file f becomes 7 − f
+//! in the piece features and the en-passant file), so its king always appears on files
+//! e–h. The 782 inputs stay the same; one set of weights serves both wings, which
+//! halves what the net must learn from the data. The castling features keep their
+//! meaning (short, long).
 
 use cozy_chess::{BitBoard, Board, Color, File, Piece, Rank, Square};
 
@@ -81,6 +88,26 @@ pub fn ep_file(board: &Board) -> Option<File> {
     }
 }
 
+/// Whether `persp` sees the board mirrored in a net with horizontal mirroring: its king
+/// stands on files a–d.
+#[inline(always)]
+pub fn mirrored(board: &Board, persp: Color) -> bool {
+    (board.king(persp).file() as usize) < 4
+}
+
+/// Feature `f` seen mirrored left to right: a piece's file or the en-passant file becomes
+/// 7 − file (for a piece feature that is the low three bits); others stay.
+#[inline(always)]
+pub fn mirror_feature(f: usize) -> usize {
+    if f < STM {
+        f ^ 7
+    } else if (EP..EP + 8).contains(&f) {
+        EP + 7 - (f - EP)
+    } else {
+        f
+    }
+}
+
 /// Auxiliary binary features of the castling rights and en-passant file (not the side to
 /// move) from `persp`'s point of view, as a bit set over indices `768..781` (bit i ↔ 768 + i).
 #[inline]
@@ -115,8 +142,19 @@ pub fn hmc(board: &Board) -> usize {
 }
 
 /// All active binary features of `persp` (pieces, side to move, castling, en passant),
-/// appended to `out`. The halfmove clock is not included; see [`hmc`].
-pub fn active(board: &Board, persp: Color, out: &mut Vec<u16>) {
+/// appended to `out`, seen mirrored when `mirroring` (a net with horizontal mirroring)
+/// and [`mirrored`]. The halfmove clock is not included; see [`hmc`].
+pub fn active(board: &Board, persp: Color, mirroring: bool, out: &mut Vec<u16>) {
+    let start = out.len();
+    active_unmirrored(board, persp, out);
+    if mirroring && mirrored(board, persp) {
+        for f in &mut out[start..] {
+            *f = mirror_feature(*f as usize) as u16;
+        }
+    }
+}
+
+fn active_unmirrored(board: &Board, persp: Color, out: &mut Vec<u16>) {
     for color in [Color::White, Color::Black] {
         for piece in Piece::ALL {
             for sq in board.colored_pieces(color, piece) {
@@ -135,11 +173,12 @@ pub fn active(board: &Board, persp: Color, out: &mut Vec<u16>) {
     }
 }
 
-/// Dense feature vector of `persp` (782 floats, halfmove clock included).
-pub fn dense(board: &Board, persp: Color) -> Vec<f32> {
+/// Dense feature vector of `persp` (782 floats, halfmove clock included); `mirroring`
+/// as in [`active`].
+pub fn dense(board: &Board, persp: Color, mirroring: bool) -> Vec<f32> {
     let mut v = vec![0f32; INPUTS];
     let mut idx = Vec::with_capacity(MAX_ACTIVE);
-    active(board, persp, &mut idx);
+    active(board, persp, mirroring, &mut idx);
     for i in idx {
         v[i as usize] = 1.0;
     }
@@ -174,11 +213,11 @@ mod tests {
     fn start_position_features() {
         let b = Board::default();
         let mut w = Vec::new();
-        active(&b, Color::White, &mut w);
+        active(&b, Color::White, false, &mut w);
         // 32 pieces + side to move + 4 castling rights.
         assert_eq!(w.len(), 37);
         let mut bl = Vec::new();
-        active(&b, Color::Black, &mut bl);
+        active(&b, Color::Black, false, &mut bl);
         // Black sees 32 pieces + 4 castling rights, not side to move.
         assert_eq!(bl.len(), 36);
         // The start position is symmetric: Black's piece features equal White's.
@@ -209,6 +248,41 @@ mod tests {
         let b: Board = "4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1".parse().expect("fen");
         assert_eq!(ep_file(&b), Some(File::E));
         assert_eq!(aux_bits(&b, Color::White), 1 << (EP - STM + 4));
+    }
+
+    #[test]
+    fn mirroring_puts_the_king_on_files_e_to_h() {
+        // White's king on c1 (mirrored for White), Black's on g8 (not mirrored); a white
+        // pawn on d5 next to a black pawn that just came to e5: en passant on file e.
+        let b: Board = "6k1/8/8/3Pp3/8/8/8/2K5 w - e6 0 2".parse().expect("fen");
+        assert!(mirrored(&b, Color::White) && !mirrored(&b, Color::Black));
+        let feats = |persp, mirroring| {
+            let mut v = Vec::new();
+            active(&b, persp, mirroring, &mut v);
+            v.sort_unstable();
+            v
+        };
+        let mut want: Vec<u16> = [
+            piece_index(Color::White, Color::White, Piece::King, Square::F1), // c1
+            piece_index(Color::White, Color::White, Piece::Pawn, Square::E5), // d5
+            piece_index(Color::White, Color::Black, Piece::Pawn, Square::D5), // e5
+            piece_index(Color::White, Color::Black, Piece::King, Square::B8), // g8
+            STM,
+            EP + 3, // file e seen as d
+        ]
+        .iter()
+        .map(|&f| f as u16)
+        .collect();
+        want.sort_unstable();
+        assert_eq!(feats(Color::White, true), want);
+        // Not mirrored: Black's view is the same with or without mirroring.
+        assert_eq!(feats(Color::Black, true), feats(Color::Black, false));
+        // Mirroring twice is the identity, and it keeps features apart.
+        for f in 0..INPUTS {
+            assert_eq!(mirror_feature(mirror_feature(f)), f);
+        }
+        let images: std::collections::HashSet<usize> = (0..INPUTS).map(mirror_feature).collect();
+        assert_eq!(images.len(), INPUTS);
     }
 
     #[test]

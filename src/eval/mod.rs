@@ -141,7 +141,7 @@ impl Evaluator {
         Evaluator {
             pst: false,
             path,
-            stack: AccStack::new(h, path),
+            stack: AccStack::new(h, path, net.q.mirroring),
             scratch: net.q.scratch(),
             net,
         }

@@ -19,6 +19,11 @@
 //! its small cost; a file with a `screlu` tensor ([1], value 1) marks such a net. Not
 //! combined with pairwise products.
 //!
+//! Horizontal mirroring (optional): each perspective whose king is on files a–d sees its
+//! inputs mirrored left to right (`features::mirrored`); a file with a `mirror` tensor
+//! ([1], value 1) marks such a net. Same weights and cost; the accumulator is rebuilt
+//! when a king crosses between files d and e.
+//!
 //! Output buckets: a net may have B ≥ 1 outputs, one per range of the number of pieces on
 //! the board ([`features::output_bucket`]); a position uses only its bucket's output, so
 //! the last layer can weigh the same features differently in the opening and the ending at
@@ -135,25 +140,63 @@ pub fn crelu(x: &Tensor) -> candle_core::Result<Tensor> {
 
 /// Name of the tensor that marks a SCReLU net.
 pub const SCRELU_MARKER: &str = "screlu";
+/// Name of the tensor that marks a horizontally mirrored net (`features::mirrored`).
+pub const MIRROR_MARKER: &str = "mirror";
 
-/// Whether `tensors` mark a SCReLU net: a `screlu` tensor of value 1 (0 or absent: the
-/// plain clipped ReLU).
-pub fn is_squared(tensors: &HashMap<String, Tensor>) -> Result<bool, String> {
-    let Some(t) = tensors.get(SCRELU_MARKER) else {
+/// What a net file says about itself besides its tensor shapes: one-element marker
+/// tensors of value 1 (0 or absent: off).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Markers {
+    /// SCReLU activation (`screlu`).
+    pub squared: bool,
+    /// Horizontal mirroring of the inputs (`mirror`).
+    pub mirroring: bool,
+}
+
+impl Markers {
+    /// Reads the markers of `tensors`.
+    pub fn of(tensors: &HashMap<String, Tensor>) -> Result<Markers, String> {
+        Ok(Markers {
+            squared: marker(tensors, SCRELU_MARKER)?,
+            mirroring: marker(tensors, MIRROR_MARKER)?,
+        })
+    }
+
+    /// The marker tensors to save with a net's weights (those that are on).
+    pub fn tensors(self) -> candle_core::Result<Vec<(String, Tensor)>> {
+        let mut out = Vec::new();
+        for (on, name) in [
+            (self.squared, SCRELU_MARKER),
+            (self.mirroring, MIRROR_MARKER),
+        ] {
+            if on {
+                out.push((name.to_string(), Tensor::new(&[1f32], &Device::Cpu)?));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Whether `tensors` hold the marker `name` with value 1 (0 or absent: false).
+fn marker(tensors: &HashMap<String, Tensor>, name: &str) -> Result<bool, String> {
+    let Some(t) = tensors.get(name) else {
         return Ok(false);
     };
     let v = t
         .to_dtype(DType::F32)
         .and_then(|t| t.flatten_all())
         .and_then(|t| t.to_vec1::<f32>())
-        .map_err(|e| format!("bad '{SCRELU_MARKER}' tensor: {e}"))?;
+        .map_err(|e| format!("bad '{name}' tensor: {e}"))?;
     match v[..] {
         [1.0] => Ok(true),
         [0.0] => Ok(false),
-        _ => Err(format!(
-            "bad '{SCRELU_MARKER}' tensor {v:?}: expected [1] or [0]"
-        )),
+        _ => Err(format!("bad '{name}' tensor {v:?}: expected [1] or [0]")),
     }
+}
+
+/// Whether `tensors` mark a SCReLU net (see [`Markers`]).
+pub fn is_squared(tensors: &HashMap<String, Tensor>) -> Result<bool, String> {
+    marker(tensors, SCRELU_MARKER)
 }
 
 /// The network as a candle-nn model (f32). Tensor names in the safetensors file:
@@ -265,7 +308,13 @@ impl Model {
 /// active then share groups of four, which the sparse `l1` kernel skips when all four are
 /// zero. Returns indices into the H units (H/2 pairs with `pairwise`: pair j is units j
 /// and j + H/2).
-pub fn sparsity_order(ftw: &[Vec<f32>], ftb: &[f32], pairwise: bool, squared: bool) -> Vec<usize> {
+pub fn sparsity_order(
+    ftw: &[Vec<f32>],
+    ftb: &[f32],
+    pairwise: bool,
+    squared: bool,
+    mirroring: bool,
+) -> Vec<usize> {
     use rand::seq::SliceRandom;
     use rand::SeedableRng;
     let h = ftb.len();
@@ -290,7 +339,7 @@ pub fn sparsity_order(ftw: &[Vec<f32>], ftb: &[f32], pairwise: bool, squared: bo
         let hmc = features::hmc(&board) as f32 / HMC_MAX as f32;
         for persp in [cozy_chess::Color::White, cozy_chess::Color::Black] {
             feats.clear();
-            features::active(&board, persp, &mut feats);
+            features::active(&board, persp, mirroring, &mut feats);
             for ((row, &b), unit_on) in ftw.iter().zip(ftb).zip(on.iter_mut()) {
                 let pre = b + row[HMC] * hmc + feats.iter().map(|&f| row[f as usize]).sum::<f32>();
                 *unit_on = pre > on_above;
@@ -314,6 +363,8 @@ pub struct Quantised {
     pub pairwise: bool,
     /// `l1` inputs are squared clipped activations.
     pub squared: bool,
+    /// The inputs are mirrored horizontally (`features::mirrored`).
+    pub mirroring: bool,
     pub shifts: Shifts,
     /// Column per feature: `ft_w[f * H .. (f + 1) * H]`, scale `127 · 2^acc`.
     pub ft_w: Vec<i16>,
@@ -417,11 +468,11 @@ impl Network {
             }
             None => return Err(format!("{name}: missing tensor 'l1.weight'")),
         };
-        let squared = is_squared(&tensors).map_err(|e| format!("{name}: {e}"))?;
+        let markers = Markers::of(&tensors).map_err(|e| format!("{name}: {e}"))?;
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
-        let model = Model::new(vb, hidden, buckets, pairwise, squared)
+        let model = Model::new(vb, hidden, buckets, pairwise, markers.squared)
             .map_err(|e| format!("{name}: {e}"))?;
-        let q = Self::quantise(&model).map_err(|e| format!("{name}: {e}"))?;
+        let q = Self::quantise(&model, markers.mirroring).map_err(|e| format!("{name}: {e}"))?;
         Ok(Network {
             name: name.to_string(),
             bytes,
@@ -431,7 +482,7 @@ impl Network {
         })
     }
 
-    fn quantise(model: &Model) -> Result<Quantised, String> {
+    fn quantise(model: &Model, mirroring: bool) -> Result<Quantised, String> {
         let h = model.hidden;
         let get2 = |t: &Tensor, what: &str| -> Result<Vec<Vec<f32>>, String> {
             t.to_vec2::<f32>().map_err(|e| format!("{what}: {e}"))
@@ -474,7 +525,7 @@ impl Network {
         // four (a reordering of the units: the network computes exactly the same).
         let pairwise = model.pairwise;
         let squared = model.squared;
-        let order = sparsity_order(&ftw, &ftb, pairwise, squared);
+        let order = sparsity_order(&ftw, &ftb, pairwise, squared, mirroring);
         // New unit/input k comes from old unit/input `units[k]` / `inputs[k]`.
         let n = order.len();
         let inputs: Vec<usize> = order
@@ -562,6 +613,7 @@ impl Network {
             hidden: h,
             pairwise,
             squared,
+            mirroring,
             shifts,
             ft_w,
             ft_b,
@@ -584,9 +636,10 @@ impl Network {
             self.q.shifts.l1.iter().max().unwrap_or(&0)
         );
         format!(
-            "{} ({} KiB, (782->{})x2{}{}->{}->{}->1{}, scale {}, shifts {}/{}/{}/{})",
+            "{} ({} KiB, (782{}->{})x2{}{}->{}->{}->1{}, scale {}, shifts {}/{}/{}/{})",
             self.name,
             self.bytes.div_ceil(1024),
+            if self.q.mirroring { " mirrored" } else { "" },
             self.q.hidden,
             if self.q.pairwise { " pairwise" } else { "" },
             if self.q.squared { " screlu" } else { "" },
@@ -609,8 +662,9 @@ impl Network {
     pub fn reference_cp(&self, board: &cozy_chess::Board) -> Result<f32, String> {
         let stm = board.side_to_move();
         let dev = Device::Cpu;
-        let a = Tensor::from_vec(features::dense(board, stm), (1, INPUTS), &dev);
-        let b = Tensor::from_vec(features::dense(board, !stm), (1, INPUTS), &dev);
+        let hm = self.q.mirroring;
+        let a = Tensor::from_vec(features::dense(board, stm, hm), (1, INPUTS), &dev);
+        let b = Tensor::from_vec(features::dense(board, !stm, hm), (1, INPUTS), &dev);
         let bucket = features::output_bucket(board.occupied().len() as usize, self.model.buckets);
         let k = Tensor::from_vec(vec![bucket as u32], (1, 1), &dev);
         let y = a

@@ -29,7 +29,13 @@ pub struct Dataset {
     /// Loss weight of the positions from `spans[k].0` on (one span per file read; see
     /// [`Self::begin_source`]); positions before the first span weigh 1.
     spans: Vec<(usize, f32)>,
+    /// Features for a horizontally mirrored net (`features::mirrored`).
+    pub mirroring: bool,
 }
+
+/// White-view piece features of the two kings.
+const WHITE_KING: std::ops::Range<u16> = 320..384;
+const BLACK_KING: std::ops::Range<u16> = 704..768;
 
 /// Counters of a load.
 #[derive(Default, Debug)]
@@ -216,18 +222,20 @@ impl Dataset {
         let black = self.black_to_move(i);
         let (white_row, black_row) = if black { (other, stm) } else { (stm, other) };
         let ps = &self.pieces[self.offsets[i] as usize..self.offsets[i + 1] as usize];
+        let (mw, mb) = self.mirrored(i);
+        let (ow, ob) = (orient(mw), orient(mb));
         for &f in ps {
-            white_row[f as usize] = 1.0;
-            black_row[flip(f as usize)] = 1.0;
+            white_row[ow(f as usize)] = 1.0;
+            black_row[ob(flip(f as usize))] = 1.0;
         }
         let aux = (self.aux[i] & 0x1ffe) as u32;
         let black_aux = features::black_view(aux);
         for bit in 1..13 {
             if aux & (1 << bit) != 0 {
-                white_row[STM + bit] = 1.0;
+                white_row[ow(STM + bit)] = 1.0;
             }
             if black_aux & (1 << bit) != 0 {
-                black_row[STM + bit] = 1.0;
+                black_row[ob(STM + bit)] = 1.0;
             }
         }
         let h = self.hmc[i] as f32 / 100.0;
@@ -238,6 +246,19 @@ impl Dataset {
         } else {
             white_row[STM] = 1.0;
         }
+    }
+
+    /// Whether White's and Black's views of position `i` are mirrored (always false
+    /// unless `mirroring`).
+    fn mirrored(&self, i: usize) -> (bool, bool) {
+        if !self.mirroring {
+            return (false, false);
+        }
+        let ps = &self.pieces[self.offsets[i] as usize..self.offsets[i + 1] as usize];
+        let file_of = |kings: std::ops::Range<u16>| {
+            ps.iter().find(|f| kings.contains(f)).map_or(4, |&f| f & 7)
+        };
+        (file_of(WHITE_KING) < 4, file_of(BLACK_KING) < 4)
     }
 
     /// Dense [B, 782] matrices (side to move, other) and [B] targets for `ids`.
@@ -302,8 +323,10 @@ impl Dataset {
         white.clear();
         black.clear();
         let ps = &self.pieces[self.offsets[i] as usize..self.offsets[i + 1] as usize];
-        white.extend_from_slice(ps);
-        black.extend(ps.iter().map(|&f| flip(f as usize) as u16));
+        let (mw, mb) = self.mirrored(i);
+        let (ow, ob) = (orient(mw), orient(mb));
+        white.extend(ps.iter().map(|&f| ow(f as usize) as u16));
+        black.extend(ps.iter().map(|&f| ob(flip(f as usize)) as u16));
         white.sort_unstable();
         black.sort_unstable();
         let to_move = if self.black_to_move(i) {
@@ -313,10 +336,15 @@ impl Dataset {
         };
         to_move.push(STM as u16);
         let aux = (self.aux[i] & 0x1ffe) as u32;
-        for (list, bits) in [(&mut *white, aux), (&mut *black, features::black_view(aux))] {
+        let views = [
+            (&mut *white, aux, ow),
+            (&mut *black, features::black_view(aux), ob),
+        ];
+        for (list, bits, o) in views {
+            // Ascending still: castling is unchanged and at most one en-passant file is set.
             for bit in 1..13 {
                 if bits & (1 << bit) != 0 {
-                    list.push((STM + bit) as u16);
+                    list.push(o(STM + bit) as u16);
                 }
             }
             list.truncate(features::MAX_ACTIVE);
@@ -345,6 +373,15 @@ pub struct BatchBufs {
     pub target: Vec<f32>,
 }
 
+/// A feature as a perspective sees it: mirrored left to right or not.
+fn orient(mirrored: bool) -> fn(usize) -> usize {
+    if mirrored {
+        features::mirror_feature
+    } else {
+        std::convert::identity
+    }
+}
+
 /// White-view piece feature → Black-view piece feature (swap colours, mirror ranks).
 #[inline]
 pub fn flip(f: usize) -> usize {
@@ -364,18 +401,25 @@ mod tests {
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b Kq - 17 1",
             "4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1",
             "4k3/8/8/3Pp3/8/8/8/4K3 w - e6 0 1",
+            // Kings on files a–d (mirrored views), castling rights, en passant.
+            "1k5r/8/8/8/2pP4/8/8/R2K4 b - d3 0 1",
+            "6k1/8/8/3Pp3/8/8/8/2K5 w - e6 0 2",
         ];
         let mut ds = Dataset::default();
         for fen in fens {
             ds.push(&crate::chess::parse_fen(fen).expect("fen"), 10.0, 0.5);
         }
-        for (i, fen) in fens.iter().enumerate() {
-            let b = crate::chess::parse_fen(fen).expect("fen");
-            let mut s = vec![0.0; INPUTS];
-            let mut o = vec![0.0; INPUTS];
-            ds.fill(i, &mut s, &mut o);
-            assert_eq!(s, features::dense(&b, b.side_to_move()), "{fen}");
-            assert_eq!(o, features::dense(&b, !b.side_to_move()), "{fen}");
+        for mirroring in [false, true] {
+            ds.mirroring = mirroring;
+            for (i, fen) in fens.iter().enumerate() {
+                let b = crate::chess::parse_fen(fen).expect("fen");
+                let mut s = vec![0.0; INPUTS];
+                let mut o = vec![0.0; INPUTS];
+                ds.fill(i, &mut s, &mut o);
+                let stm = b.side_to_move();
+                assert_eq!(s, features::dense(&b, stm, mirroring), "{fen}");
+                assert_eq!(o, features::dense(&b, !stm, mirroring), "{fen}");
+            }
         }
     }
 
@@ -388,28 +432,32 @@ mod tests {
             "4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1",
             "4k3/8/8/3Pp3/8/8/8/4K3 w - e6 0 1",
             "8/8/8/8/8/8/8/K6k b - - 99 80",
+            "1k5r/8/8/8/2pP4/8/8/R2K4 b - d3 0 1",
         ];
         let mut ds = Dataset::default();
         for fen in fens {
             ds.push(&crate::chess::parse_fen(fen).expect("fen"), -35.0, 0.0);
         }
         let ids: Vec<usize> = (0..fens.len()).rev().chain(0..fens.len()).collect();
-        let mut bufs = SparseBufs::default();
-        ds.sparse_batch(&ids, 0.3, 400.0, &mut bufs);
-        let (mut stm, mut other) = (SparseBatch::default(), SparseBatch::default());
-        for &i in &ids {
-            let mut s = vec![0.0; INPUTS];
-            let mut o = vec![0.0; INPUTS];
-            ds.fill(i, &mut s, &mut o);
-            stm.push_dense(&s);
-            other.push_dense(&o);
+        for mirroring in [false, true] {
+            ds.mirroring = mirroring;
+            let mut bufs = SparseBufs::default();
+            ds.sparse_batch(&ids, 0.3, 400.0, &mut bufs);
+            let (mut stm, mut other) = (SparseBatch::default(), SparseBatch::default());
+            for &i in &ids {
+                let mut s = vec![0.0; INPUTS];
+                let mut o = vec![0.0; INPUTS];
+                ds.fill(i, &mut s, &mut o);
+                stm.push_dense(&s);
+                other.push_dense(&o);
+            }
+            assert_eq!(bufs.stm.idx, stm.idx);
+            assert_eq!(bufs.stm.hmc, stm.hmc);
+            assert_eq!(bufs.other.idx, other.idx);
+            assert_eq!(bufs.other.hmc, other.hmc);
+            let targets: Vec<f32> = ids.iter().map(|&i| ds.target(i, 0.3, 400.0)).collect();
+            assert_eq!(bufs.target, targets);
         }
-        assert_eq!(bufs.stm.idx, stm.idx);
-        assert_eq!(bufs.stm.hmc, stm.hmc);
-        assert_eq!(bufs.other.idx, other.idx);
-        assert_eq!(bufs.other.hmc, other.hmc);
-        let targets: Vec<f32> = ids.iter().map(|&i| ds.target(i, 0.3, 400.0)).collect();
-        assert_eq!(bufs.target, targets);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
-use crate::eval::network::{is_squared, l1_inputs, Model, Network, SCRELU_MARKER, WEIGHT_CLIP};
+use crate::eval::network::{l1_inputs, Markers, Model, Network, WEIGHT_CLIP};
 use data::{Dataset, LoadStats, SparseBufs};
 
 #[derive(clap::Args, Debug, Clone)]
@@ -73,6 +73,10 @@ pub struct TrainArgs {
     /// Squared clipped ReLU (SCReLU) after the feature transformer: `clamp(a, 0, 1)²`.
     #[arg(long, conflicts_with = "pairwise")]
     pub screlu: bool,
+    /// Horizontal mirroring: a perspective whose king is on files a–d sees the board
+    /// mirrored left to right (the same 782 inputs; see `eval::features`).
+    #[arg(long)]
+    pub mirror: bool,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Write `epoch-N.safetensors` here after every epoch.
@@ -87,7 +91,7 @@ pub struct TrainArgs {
     #[arg(long)]
     pub resume: Option<String>,
     /// Start from this network's weights instead of random ones (fine-tuning a net on new
-    /// data): it must have the same `--hidden`, `--output-buckets`, `--pairwise` and `--screlu`, and
+    /// data): it must have the same `--hidden`, `--output-buckets`, `--pairwise`, `--screlu` and `--mirror`, and
     /// its `scale` must equal `--scale`; a net with one output bucket may also start a run
     /// with more (each bucket a copy of its output row). The optimiser starts afresh.
     #[arg(long, conflicts_with = "resume")]
@@ -169,11 +173,21 @@ fn init_weights(
     Ok(())
 }
 
-/// The tensors to save (trained weights + `scale`, and the SCReLU marker if `squared`).
+impl TrainArgs {
+    /// The markers of the net this run trains (SCReLU, mirroring).
+    pub fn markers(&self) -> Markers {
+        Markers {
+            squared: self.screlu,
+            mirroring: self.mirror,
+        }
+    }
+}
+
+/// The tensors to save (trained weights + `scale`, and the `markers` that are on).
 fn tensors_to_save(
     vars: &HashMap<String, Var>,
     scale: f32,
-    squared: bool,
+    markers: Markers,
 ) -> Result<HashMap<String, Tensor>, String> {
     let mut map = HashMap::new();
     for name in NAMES {
@@ -186,23 +200,23 @@ fn tensors_to_save(
         "scale".to_string(),
         Tensor::new(&[scale], &Device::Cpu).map_err(ce)?,
     );
-    if squared {
-        map.insert(
-            SCRELU_MARKER.to_string(),
-            Tensor::new(&[1f32], &Device::Cpu).map_err(ce)?,
-        );
-    }
+    map.extend(markers.tensors().map_err(ce)?);
     Ok(map)
 }
 
-fn save(vars: &HashMap<String, Var>, scale: f32, squared: bool, path: &str) -> Result<(), String> {
+fn save(
+    vars: &HashMap<String, Var>,
+    scale: f32,
+    markers: Markers,
+    path: &str,
+) -> Result<(), String> {
     if let Some(dir) = std::path::Path::new(path).parent() {
         if !dir.as_os_str().is_empty() {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
     }
-    let map = tensors_to_save(vars, scale, squared)?;
+    let map = tensors_to_save(vars, scale, markers)?;
     candle_core::safetensors::save(&map, path).map_err(|e| format!("cannot save '{path}': {e}"))
 }
 
@@ -295,6 +309,7 @@ pub fn load_data(args: &TrainArgs) -> Result<(Dataset, LoadStats), String> {
         ds.begin_source(weight);
         ds.read_file(path, max, &mut stats)?;
     }
+    ds.mirroring = args.mirror;
     Ok((ds, stats))
 }
 
@@ -328,11 +343,11 @@ fn save_checkpoint(
     vars: &HashMap<String, Var>,
     opt: &optim::ResumableAdamW,
     scale: f32,
-    squared: bool,
+    markers: Markers,
     at: &Position,
 ) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {dir}: {e}"))?;
-    let mut map = tensors_to_save(vars, scale, squared)?;
+    let mut map = tensors_to_save(vars, scale, markers)?;
     map.extend(opt.state().map_err(ce)?);
     let dev = Device::Cpu;
     let position = [
@@ -355,17 +370,24 @@ fn save_checkpoint(
     std::fs::rename(&tmp, &path).map_err(|e| format!("cannot rename to '{path}': {e}"))
 }
 
-/// Sets every trained tensor (`NAMES`) from `map`, checking each shape and the activation
-/// (`squared`) against the net built for this run; `what` names the file in errors.
+/// Sets every trained tensor (`NAMES`) from `map`, checking each shape, the activation
+/// and the mirroring (`markers`) against the net built for this run; `what` names the
+/// file in errors.
 fn set_vars(
     map: &HashMap<String, Tensor>,
     vars: &HashMap<String, Var>,
-    squared: bool,
+    markers: Markers,
     what: &str,
 ) -> Result<(), String> {
-    if is_squared(map).map_err(|e| format!("{what}: {e}"))? != squared {
+    let found = Markers::of(map).map_err(|e| format!("{what}: {e}"))?;
+    if found.squared != markers.squared {
         return Err(format!(
             "{what}: its activation is not this run's (same --screlu?)"
+        ));
+    }
+    if found.mirroring != markers.mirroring {
+        return Err(format!(
+            "{what}: its input mirroring is not this run's (same --mirror?)"
         ));
     }
     for name in NAMES {
@@ -408,11 +430,11 @@ fn load_checkpoint(
     path: &str,
     vars: &HashMap<String, Var>,
     opt: &mut optim::ResumableAdamW,
-    squared: bool,
+    markers: Markers,
 ) -> Result<Position, String> {
     let map = candle_core::safetensors::load(path, &Device::Cpu)
         .map_err(|e| format!("cannot read checkpoint '{path}': {e}"))?;
-    set_vars(&map, vars, squared, &format!("checkpoint '{path}'"))?;
+    set_vars(&map, vars, markers, &format!("checkpoint '{path}'"))?;
     opt.load_state(&map)
         .map_err(|e| format!("checkpoint '{path}': {e}"))?;
     let position = map
@@ -461,6 +483,7 @@ fn load_validation(args: &TrainArgs) -> Result<Dataset, String> {
     if ds.is_empty() {
         return Err("--val-data holds no positions".into());
     }
+    ds.mirroring = args.mirror;
     Ok(ds)
 }
 
@@ -479,26 +502,27 @@ pub fn score_net(args: &TrainArgs, path: &str) -> Result<(f64, usize), String> {
     let hidden = dims("ft.bias")?[0];
     let buckets = dims("out.bias")?[0];
     let pairwise = dims("l1.weight")?.get(1) == Some(&hidden);
-    let squared = is_squared(&map).map_err(|e| format!("'{path}': {e}"))?;
+    let markers = Markers::of(&map).map_err(|e| format!("'{path}': {e}"))?;
     let scale = match map.get("scale") {
         Some(t) => t.to_vec1::<f32>().map_err(ce)?[0],
         None => args.scale,
     };
     let varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
-    let model = Model::new(vb, hidden, buckets, pairwise, squared).map_err(ce)?;
+    let model = Model::new(vb, hidden, buckets, pairwise, markers.squared).map_err(ce)?;
     let vars = varmap
         .data()
         .lock()
         .map_err(|_| "var map lock poisoned")?
         .clone();
-    set_vars(&map, &vars, squared, &format!("'{path}'"))?;
-    let ds = load_validation(args)?;
-    let ids: Vec<usize> = (0..ds.len()).collect();
+    set_vars(&map, &vars, markers, &format!("'{path}'"))?;
     let scored = TrainArgs {
         scale,
+        mirror: markers.mirroring,
         ..args.clone()
     };
+    let ds = load_validation(&scored)?;
+    let ids: Vec<usize> = (0..ds.len()).collect();
     Ok((evaluate_loss(&model, &ds, &ids, &scored)?, ds.len()))
 }
 
@@ -599,7 +623,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
             }
         }
         let map = spread_output_buckets(map, args.output_buckets)?;
-        set_vars(&map, &vars, args.screlu, &format!("--init '{path}'"))?;
+        set_vars(&map, &vars, args.markers(), &format!("--init '{path}'"))?;
         say(format!("starting from the weights of {path}"));
     }
     let clipped: Vec<Var> = ["ft.weight", "ft.bias", "l1.weight"]
@@ -618,7 +642,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
     let mut opt = optim::ResumableAdamW::new(named, params).map_err(ce)?;
     let mut resume_at = Position::default();
     if let Some(path) = &args.resume {
-        resume_at = load_checkpoint(path, &vars, &mut opt, args.screlu)?;
+        resume_at = load_checkpoint(path, &vars, &mut opt, args.markers())?;
         say(format!(
             "resuming {path} at epoch {} step {} ({} steps done)",
             resume_at.epoch, resume_at.in_epoch, resume_at.step
@@ -697,7 +721,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
                     loss_count: count,
                 };
                 if let Some(dir) = &args.checkpoint_dir {
-                    save_checkpoint(dir, &vars, &opt, args.scale, args.screlu, &at)?;
+                    save_checkpoint(dir, &vars, &opt, args.scale, args.markers(), &at)?;
                 }
                 pb.finish_and_clear();
                 say(format!("stopped after {step} steps (--stop-after-steps)"));
@@ -707,7 +731,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
                     train_loss: sum / count.max(1) as f64,
                     val_loss: f64::NAN,
                     seconds: start.elapsed().as_secs_f64(),
-                    tensors: tensors_to_save(&vars, args.scale, args.screlu)?,
+                    tensors: tensors_to_save(&vars, args.scale, args.markers())?,
                 });
             }
             lr = cosine_lr(args, step, total_steps);
@@ -738,7 +762,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
                         loss_sum: sum,
                         loss_count: count,
                     };
-                    save_checkpoint(dir, &vars, &opt, args.scale, args.screlu, &at)?;
+                    save_checkpoint(dir, &vars, &opt, args.scale, args.markers(), &at)?;
                 }
             }
             let rate = count as f64 / epoch_start.elapsed().as_secs_f64().max(1e-9);
@@ -777,7 +801,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
             save(
                 &vars,
                 args.scale,
-                args.screlu,
+                args.markers(),
                 &format!("{dir}/epoch-{epoch}.safetensors"),
             )?;
             let next = Position {
@@ -787,11 +811,11 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
                 loss_sum: 0.0,
                 loss_count: 0,
             };
-            save_checkpoint(dir, &vars, &opt, args.scale, args.screlu, &next)?;
+            save_checkpoint(dir, &vars, &opt, args.scale, args.markers(), &next)?;
         }
     }
     pb.finish_and_clear();
-    save(&vars, args.scale, args.screlu, &args.out)?;
+    save(&vars, args.scale, args.markers(), &args.out)?;
     // Make sure what was written loads and quantises as a playing network.
     let bytes =
         std::fs::read(&args.out).map_err(|e| format!("cannot re-read '{}': {e}", args.out))?;
@@ -807,7 +831,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
         train_loss: last_train,
         val_loss: last_val,
         seconds: start.elapsed().as_secs_f64(),
-        tensors: tensors_to_save(&vars, args.scale, args.screlu)?,
+        tensors: tensors_to_save(&vars, args.scale, args.markers())?,
     })
 }
 

@@ -319,8 +319,8 @@ mod tests {
         let (mut sb_s, mut sb_o) = (SparseBatch::default(), SparseBatch::default());
         for fen in boards {
             let b = crate::chess::parse_fen(fen).map_err(candle_core::Error::msg)?;
-            let s = crate::eval::features::dense(&b, b.side_to_move());
-            let o = crate::eval::features::dense(&b, !b.side_to_move());
+            let s = crate::eval::features::dense(&b, b.side_to_move(), false);
+            let o = crate::eval::features::dense(&b, !b.side_to_move(), false);
             sb_s.push_dense(&s);
             sb_o.push_dense(&o);
             dense_s.extend(s);
