@@ -188,7 +188,6 @@ impl AccStack {
         let (w, b) = self.data[..2 * h].split_at_mut(h);
         refresh_with(self.path, q, board, Color::White, w);
         refresh_with(self.path, q, board, Color::Black, b);
-        self.mirroring = q.mirroring;
         self.fresh[0] = true;
     }
 
