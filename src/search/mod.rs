@@ -8,6 +8,7 @@ pub mod alphabeta;
 pub mod history;
 pub mod movelist;
 pub mod movepick;
+mod pages;
 pub mod params;
 pub mod see;
 pub mod strength;

@@ -8,6 +8,7 @@
 use cozy_chess::{Move, Piece, Square};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
+use super::pages::{Zeroable, ZeroedSlice};
 use super::{DECISIVE, MAX_PLY};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,14 +60,17 @@ pub struct TtEntry {
     pub bound: Bound,
 }
 
-#[derive(Default)]
 struct Slot {
     key_xor_data: AtomicU64,
     data: AtomicU64,
 }
 
+// SAFETY: two atomic integers; all-zero bytes are an empty slot.
+unsafe impl Zeroable for Slot {}
+
 pub struct TranspositionTable {
-    slots: Vec<Slot>,
+    /// On huge pages where the system allows (see `pages`).
+    slots: ZeroedSlice<Slot>,
     age: AtomicU8,
 }
 
@@ -130,11 +134,8 @@ impl TranspositionTable {
     /// A table of `megabytes` MB, or an error if the memory is not available.
     pub fn try_new(megabytes: usize) -> Result<Self, String> {
         let count = (megabytes.max(1) * 1024 * 1024) / std::mem::size_of::<Slot>();
-        let mut slots = Vec::new();
-        slots
-            .try_reserve_exact(count)
-            .map_err(|_| format!("cannot allocate a {megabytes} MB hash table"))?;
-        slots.resize_with(count, Slot::default);
+        let slots = ZeroedSlice::try_new(count)
+            .ok_or_else(|| format!("cannot allocate a {megabytes} MB hash table"))?;
         Ok(TranspositionTable {
             slots,
             age: AtomicU8::new(0),
@@ -142,7 +143,7 @@ impl TranspositionTable {
     }
 
     pub fn clear(&self) {
-        for slot in &self.slots {
+        for slot in self.slots.iter() {
             slot.key_xor_data.store(0, Ordering::Relaxed);
             slot.data.store(0, Ordering::Relaxed);
         }
