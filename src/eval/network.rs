@@ -35,8 +35,11 @@
 //!   precision in the accumulator when the weights leave room. With pairwise products the u8 input is `(c(a) · c(b) + 64) >> 7` (0..=126, so 1.0 ↔
 //!   127²/128), and the `l1` weights absorb the factor 128/127 that makes up for it;
 //!   squared, the same with b = a;
-//! - `l1`: i8 weights × `2^m`, u8 × i8 products summed in i32 (only over groups of four
-//!   inputs that are not all zero), shifted to an i16 activation in 0..=1016 (1.0 ↔ 1016);
+//! - `l1`: i8 weights × `s_o`, one scale per output row chosen so that the row's largest
+//!   weight becomes ±127 (the whole i8 range, not the nearest power of two below it),
+//!   u8 × i8 products summed in i32 (only over groups of four inputs that are not all
+//!   zero), then rescaled to an i16 activation in 0..=1016 (1.0 ↔ 1016) by an exact
+//!   integer multiply and shift (`(sum · mul_o) >> 24` in i64, `mul_o ≈ 2^24 · 8 / s_o`);
 //! - `l2`: i16 weights × `2^n`, i16 × i16 products in i32, shifted to 0..=1016;
 //! - `out`: i32 weights × `2^p` (the position's bucket), summed in i64 and divided once
 //!   at the end.
@@ -68,12 +71,13 @@ const HEAD_SHIFT: u32 = 3;
 /// - `acc` k (≤ 3): the accumulator stores `127 · 2^k` per 1.0 and the activation shifts
 ///   the k extra bits away; no accumulator can leave i16: for every hidden unit,
 ///   `127 · 2^k · (|bias| + the 40 largest |weights|) ≤ 32,000`;
-/// - `l1` m (3..=12, one per output row): `l1` weights as i8, `|round(w · 2^m)| ≤ 127`;
+/// - `l1` scales (one per output row, [`L1_SCALE_MIN`]..=[`L1_SCALE_MAX`]): `l1` weights as
+///   i8, `|round(w · s)| ≤ 127`;
 /// - `l2` n (≤ 12): `l2` weights as i16, `|w| · 2^n ≤ 32,000`;
 /// - `out` p (≤ 16): `out` weights as i32, `|w| · 2^p ≤ 32,000`.
 ///
-/// Weight clipping at ±[`WEIGHT_CLIP`] during training guarantees that k = 0 and m = 5
-/// fit; an error if the weights are too large for any shift.
+/// Weight clipping at ±[`WEIGHT_CLIP`] during training guarantees that k = 0 and an `l1`
+/// scale of 63.5 fit; an error if the weights are too large for any shift.
 pub fn choose_shifts(
     ftw: &[Vec<f32>],
     ftb: &[f32],
@@ -97,16 +101,15 @@ pub fn choose_shifts(
         "feature-transformer weights too large for the i16 accumulator (train with clipping)",
     )?;
     let max_abs = |it: &mut dyn Iterator<Item = &f32>| it.fold(1e-9f32, |m, w| m.max(w.abs()));
-    // One shift per output row: rows with small weights keep more of their precision.
-    let mut l1 = [0u32; L1];
-    for (shift, row) in l1.iter_mut().zip(l1w) {
-        *shift = largest_shift(
-            max_abs(&mut row.iter()),
-            L1_WEIGHT_MAX as f32 + 0.49,
-            HEAD_SHIFT,
-            12,
-        )
-        .ok_or("l1 weights too large for i8 (train with clipping)")?;
+    // One scale per output row: its largest weight becomes ±127, so every row uses the
+    // whole i8 range (a power-of-two scale would waste up to half of it).
+    let mut l1 = [0f32; L1];
+    for (scale, row) in l1.iter_mut().zip(l1w) {
+        let s = L1_WEIGHT_MAX as f32 / max_abs(&mut row.iter());
+        if s < L1_SCALE_MIN {
+            return Err("l1 weights too large for i8 (train with clipping)".into());
+        }
+        *scale = s.min(L1_SCALE_MAX);
     }
     let l2 = largest_shift(max_abs(&mut l2w.iter().flatten()), 32_000.0, 0, 12)
         .ok_or("l2 weights too large for i16")?;
@@ -115,14 +118,22 @@ pub fn choose_shifts(
     Ok(Shifts { acc, l1, l2, out })
 }
 
-/// The quantisation shifts of one network (see [`choose_shifts`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The quantisation shifts of one network, and `l1`'s scale per output row (see
+/// [`choose_shifts`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Shifts {
     pub acc: u32,
-    pub l1: [u32; L1],
+    pub l1: [f32; L1],
     pub l2: u32,
     pub out: u32,
 }
+
+/// Smallest `l1` row scale: weights up to 127 / 8 ≈ 15.9 (clipping keeps them within 2).
+pub const L1_SCALE_MIN: f32 = 8.0;
+/// Largest `l1` row scale (a row of tiny weights gains nothing from more).
+pub const L1_SCALE_MAX: f32 = 4096.0;
+/// `l1`'s sums become activations by `(sum · mul) >> L1_MUL_SHIFT` (see [`Quantised::l1_mul`]).
+const L1_MUL_SHIFT: u32 = 24;
 
 /// Training keeps `ft` weights/biases and `l1` weights inside ±WEIGHT_CLIP, so an
 /// accumulator stays within 127 · 2 · (1 bias + 40 features) = 10,414 (i16) and `l1`
@@ -368,16 +379,20 @@ pub struct Quantised {
     pub shifts: Shifts,
     /// Column per feature: `ft_w[f * H .. (f + 1) * H]`, scale `127 · 2^acc`.
     pub ft_w: Vec<i16>,
-    /// Bias (plus half a unit, so the activation's shift rounds to nearest).
+    /// Bias (plus half a unit where the activation shifts, so the shift rounds to nearest).
     pub ft_b: Vec<i16>,
     /// `[hmc][H]`: what the side-to-move half adds (w768 + w781 · hmc/100).
     pub tab_stm: Vec<i16>,
     /// `[hmc][H]`: what the other half adds (w781 · hmc/100).
     pub tab_other: Vec<i16>,
-    /// i8 at scale `2^l1[o]` for output o (two layouts, see [`L1Weights`]).
+    /// i8 at scale `s_o = shifts.l1[o]` for output o (two layouts, see [`L1Weights`]).
     pub l1_w: L1Weights,
-    /// Scale `127 · 2^l1[o]`, plus the rounding half of the shift to [`HEAD_ACT`].
+    /// Scale `127 · s_o`.
     pub l1_b: [i32; L1],
+    /// `round(2^24 · 8 / s_o)`: an `l1` sum (scale `127 · s_o`) times this, shifted right
+    /// by 24 with rounding, is the activation at scale [`HEAD_ACT`]. Sums fit i32 and
+    /// multipliers are at most 2^24 (scales ≥ [`L1_SCALE_MIN`]), so products fit i64.
+    pub l1_mul: [i32; L1],
     /// Scale `2^l2`, grouped by two inputs: `[16][32][2]`.
     pub l2_w: Vec<i16>,
     /// Scale `1016 · 2^l2`, plus the rounding half.
@@ -559,7 +574,13 @@ impl Network {
                 ft_w[f * h + j] = q16(w, qa);
             }
         }
-        let half_acc = (1i16 << shifts.acc) >> 1;
+        // The activation's shift rounds to nearest with half a unit in the bias; the squared
+        // activation squares the unshifted accumulator and needs none.
+        let half_acc = if squared {
+            0
+        } else {
+            (1i16 << shifts.acc) >> 1
+        };
         let ft_b = ftb.iter().map(|&b| q16(b, qa) + half_acc).collect();
         let mut tab_stm = vec![0i16; (HMC_MAX + 1) * h];
         let mut tab_other = vec![0i16; (HMC_MAX + 1) * h];
@@ -570,14 +591,13 @@ impl Network {
                 tab_other[c * h + j] = q16(ftw[j][HMC] * v, qa);
             }
         }
-        let s1 = |o: usize| (1i32 << shifts.l1[o]) as f32;
+        let s1 = |o: usize| shifts.l1[o];
         let l1_w = L1Weights::new(l1_inputs(h, pairwise), |o, i| {
             (l1w[o][i] * s1(o)).round() as i8
         });
-        // h1 = sum >> (l1[o] - 3) at scale 127 · 8; the bias carries the rounding half.
-        let l1_b = std::array::from_fn(|o| {
-            let round = (1i32 << (shifts.l1[o] - HEAD_SHIFT)) >> 1;
-            (l1b[o] * ACT as f32 * s1(o)).round() as i32 + round
+        let l1_b = std::array::from_fn(|o| (l1b[o] * ACT as f32 * s1(o)).round() as i32);
+        let l1_mul = std::array::from_fn(|o| {
+            ((1u64 << L1_MUL_SHIFT) as f64 * (HEAD_ACT / ACT) as f64 / s1(o) as f64).round() as i32
         });
         let s2 = (1i32 << shifts.l2) as f32;
         let mut l2_w = vec![0i16; L1 * L2];
@@ -621,6 +641,7 @@ impl Network {
             tab_other,
             l1_w,
             l1_b,
+            l1_mul,
             l2_w,
             l2_b,
             out_w,
@@ -630,10 +651,14 @@ impl Network {
 
     /// "name (size KiB, architecture)" for `info string` and logs.
     pub fn description(&self) -> String {
-        let l1_shifts = format!(
-            "{}..{}",
-            self.q.shifts.l1.iter().min().unwrap_or(&0),
-            self.q.shifts.l1.iter().max().unwrap_or(&0)
+        let l1_scales = format!(
+            "{:.0}..{:.0}",
+            self.q
+                .shifts
+                .l1
+                .iter()
+                .fold(f32::INFINITY, |m, &s| m.min(s)),
+            self.q.shifts.l1.iter().fold(0f32, |m, &s| m.max(s))
         );
         format!(
             "{} ({} KiB, (782{}->{})x2{}{}->{}->{}->1{}, scale {}, shifts {}/{}/{}/{})",
@@ -651,7 +676,7 @@ impl Network {
             },
             self.scale,
             self.q.shifts.acc,
-            l1_shifts,
+            l1_scales,
             self.q.shifts.l2,
             self.q.shifts.out
         )
@@ -704,8 +729,9 @@ impl Quantised {
     #[inline(always)]
     fn head_rest(&self, path: Path, s1: &[i32; L1], bucket: usize) -> i32 {
         let mut h1 = [0i16; L1];
-        for ((h, &s), &shift) in h1.iter_mut().zip(s1).zip(&self.shifts.l1) {
-            *h = (s >> (shift - HEAD_SHIFT)).clamp(0, HEAD_ACT) as i16;
+        const HALF: i64 = 1 << (L1_MUL_SHIFT - 1);
+        for ((h, &s), &mul) in h1.iter_mut().zip(s1).zip(&self.l1_mul) {
+            *h = ((s as i64 * mul as i64 + HALF) >> L1_MUL_SHIFT).clamp(0, HEAD_ACT as i64) as i16;
         }
         let mut s2 = [0i32; L2];
         simd::l2_dense(path, &h1, &self.l2_w, &self.l2_b, &mut s2);

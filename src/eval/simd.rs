@@ -10,7 +10,8 @@
 //!   feature transformer, with the side-to-move/halfmove-clock row `tab` added on the way.
 //! - [`activate_pairwise`]: the same clipped ReLU for nets with pairwise products,
 //!   `(c[i] · c[i + H/2] + 64) >> 7` for the first half's i.
-//! - [`activate_squared`]: the squared clipped ReLU (SCReLU), `(c[i]² + 64) >> 7`.
+//! - [`activate_squared`]: the squared clipped ReLU (SCReLU), `(c[i]² + 64) >> 7`, with
+//!   `c[i]` squared at the accumulator's full precision rather than after its shift.
 //! - [`l1_sparse`]: the first head layer over those u8 inputs with i8 weights
 //!   (`vpmaddubsw` + `vpmaddwd`, or `vpdpbusd` with AVX-512 VNNI), visiting only the
 //!   groups of four inputs that are not all zero.
@@ -308,13 +309,17 @@ unsafe fn activate_pairwise_avx2(acc: &[i16], tab: &[i16], shift: u32, out: &mut
     }
 }
 
-/// Squared clipped ReLU: with `c[i] = clamp((acc[i] +sat tab[i]) >> shift, 0, 127)`,
-/// `out[i] = (c[i]² + 64) >> 7` (0..=126).
+/// Squared clipped ReLU at the accumulator's precision: with
+/// `c[i] = clamp(acc[i] +sat tab[i], 0, 127 · 2^shift)` (127 · 2^shift is 1.0) and
+/// `a = c[i] · 2^(8 − shift)` (< 2^15), `out[i] = ((a² >> 16) + 64) >> 7` (0..=126): the
+/// square of the activation in units of 1/127, as `(c² + 64) >> 7` is for shift 0, but
+/// without first rounding `c` to 1/127 (the square doubles that rounding error).
+/// `shift` ≤ 3.
 #[inline]
 pub fn activate_squared(path: Path, acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
     let h = acc.len();
     assert!(
-        tab.len() == h && out.len() == h && shift < 16,
+        tab.len() == h && out.len() == h && shift <= 3,
         "squared activation sizes"
     );
     match path.for_width(h) {
@@ -327,8 +332,9 @@ pub fn activate_squared(path: Path, acc: &[i16], tab: &[i16], shift: u32, out: &
 
 fn activate_squared_portable(acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
     for ((o, &a), &t) in out.iter_mut().zip(acc).zip(tab) {
-        let c = (a.saturating_add(t) >> shift).clamp(0, ACT_MAX) as u16;
-        *o = ((c * c + 64) >> 7) as u8;
+        let c = a.saturating_add(t).clamp(0, ACT_MAX << shift) as u32;
+        let a = c << (8 - shift);
+        *o = ((((a * a) >> 16) + 64) >> 7) as u8;
     }
 }
 
@@ -336,18 +342,23 @@ fn activate_squared_portable(acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8
 #[target_feature(enable = "avx2")]
 unsafe fn activate_squared_avx2(acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
     use std::arch::x86_64::*;
-    let count = _mm_cvtsi32_si128(shift as i32);
+    let no_shift = _mm_cvtsi32_si128(0);
+    let up = _mm_cvtsi32_si128(8 - shift as i32);
     let zero = _mm256_setzero_si256();
-    let top = _mm256_set1_epi16(ACT_MAX);
+    let top = _mm256_set1_epi16(ACT_MAX << shift);
     let round = _mm256_set1_epi16(64);
+    // a = c · 2^(8 − shift) < 2^15; (a² >> 16) ≤ 127² and + 64 stay inside u16.
+    let square = |c: __m256i| {
+        let a = _mm256_sll_epi16(c, up);
+        _mm256_srli_epi16(_mm256_add_epi16(_mm256_mulhi_epu16(a, a), round), 7)
+    };
     let mut i = 0;
     while i < acc.len() {
         // SAFETY: i + 32 ≤ len (len % 32 == 0) for all three slices.
-        let c0 = clip16_avx2(acc, tab, i, count, zero, top);
-        let c1 = clip16_avx2(acc, tab, i + 16, count, zero, top);
-        // 127 · 127 + 64 < 2^15: the squares and the rounding stay inside i16.
-        let q0 = _mm256_srli_epi16(_mm256_add_epi16(_mm256_mullo_epi16(c0, c0), round), 7);
-        let q1 = _mm256_srli_epi16(_mm256_add_epi16(_mm256_mullo_epi16(c1, c1), round), 7);
+        let c0 = clip16_avx2(acc, tab, i, no_shift, zero, top);
+        let c1 = clip16_avx2(acc, tab, i + 16, no_shift, zero, top);
+        let q0 = square(c0);
+        let q1 = square(c1);
         // packus works per 128-bit lane; the permute restores the element order.
         let packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(q0, q1), 0b11_01_10_00);
         _mm256_storeu_si256(out.as_mut_ptr().add(i) as *mut __m256i, packed);
@@ -703,7 +714,13 @@ mod tests {
                 assert_eq!(v as i32, (clip(i) * clip(i + h / 2) + 64) >> 7, "pair {i}");
             }
             for (i, &v) in squared.iter().enumerate() {
-                assert_eq!(v as i32, (clip(i) * clip(i) + 64) >> 7, "square {i}");
+                // Squared before the shift of 3: c in 1/1016 of 1.0, a = c · 2^5.
+                let c = (src[i] as i32 + tab[i] as i32).clamp(0, 127 << 3);
+                let a = c << 5;
+                assert_eq!(v as i32, (((a * a) >> 16) + 64) >> 7, "square {i}");
+                // … which is the real square (c/8)²/128 rounded, off by at most one unit.
+                let real = (c as f64 / 8.0).powi(2) / 128.0;
+                assert!((v as f64 - real).abs() <= 0.51, "square {i}: {v} vs {real}");
             }
             assert!(
                 squared.contains(&126) && squared.iter().any(|&v| v > 0 && v < 126),
