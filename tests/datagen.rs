@@ -1,7 +1,8 @@
 //! Self-play data: datagen at tiny node counts writes games that read back whole, whose
 //! results match how they ended, with the same bytes for a seed whatever the thread count
 //! and across an interrupted run; `data stats` counts; truncated and corrupted files are
-//! reported with the offset, and the games before the damage stay readable.
+//! reported with the offset, and the games before the damage stay readable; a datagen
+//! whose file is replaced or truncated under it stops instead of writing into the void.
 
 use std::path::PathBuf;
 
@@ -259,4 +260,84 @@ fn sigterm_stops_datagen_after_whole_games() {
         "summary {stdout:?} but {} games in the file",
         games.len()
     );
+}
+
+/// Starts `rookery datagen` on `path` (no game limit) and waits for its first game.
+fn start_datagen(path: &PathBuf, seed: &str) -> std::process::Child {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let child = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args("datagen --threads 2 --nodes 300 --win-score 1000".split(' '))
+        .args("--max-plies 160 --hash 2 --quiet --seed".split(' '))
+        .arg(seed)
+        .arg("--out")
+        .arg(path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start rookery datagen");
+    let started = Instant::now();
+    while std::fs::metadata(path).map_or(0, |m| m.len()) == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no game written in 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+/// Waits (at most 60 s) for datagen to stop by itself; returns its status and stderr.
+fn wait_for_exit(mut child: std::process::Child) -> (std::process::ExitStatus, String) {
+    use std::time::{Duration, Instant};
+    let since = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("poll datagen") {
+            break status;
+        }
+        if since.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("datagen kept running 60 s after its output file was changed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("piped stderr"), &mut stderr)
+        .expect("read datagen's stderr");
+    (status, stderr)
+}
+
+/// A datagen whose output file is replaced (as `git checkout` or `git stash` of the file
+/// does) or truncated under it stops with a clear error instead of writing games that
+/// nothing will read, and leaves the file on disk as the other program left it.
+#[test]
+fn datagen_stops_when_its_output_file_is_replaced_or_truncated() {
+    // Replaced: a copy of what is there, renamed over the path.
+    let path = temp("replaced.vf");
+    let child = start_datagen(&path, "5");
+    let snapshot = std::fs::read(&path).expect("read the file");
+    let copy = path.with_extension("copy");
+    std::fs::write(&copy, &snapshot).expect("write the copy");
+    std::fs::rename(&copy, &path).expect("replace the file");
+    let (status, stderr) = wait_for_exit(child);
+    assert!(!status.success(), "datagen went on: {status:?}");
+    assert!(stderr.contains("was replaced"), "stderr: {stderr}");
+    assert_eq!(std::fs::read(&path).expect("read again"), snapshot);
+    assert!(
+        !read(&path).is_empty(),
+        "the replacement holds the games written before"
+    );
+
+    // Truncated in place: the same file, emptied.
+    let path = temp("truncated.vf");
+    let child = start_datagen(&path, "6");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .and_then(|f| f.set_len(0))
+        .expect("truncate the file");
+    let (status, stderr) = wait_for_exit(child);
+    assert!(!status.success(), "datagen went on: {status:?}");
+    assert!(stderr.contains("changed size"), "stderr: {stderr}");
+    assert_eq!(std::fs::metadata(&path).expect("file").len(), 0);
 }

@@ -193,6 +193,49 @@ pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> Gam
     Game { start, moves, wdl }
 }
 
+/// Whether `path` is still the file this run appends to, at the length it has written. A
+/// file replaced under a running datagen (`git checkout` or `git stash` of it) would
+/// otherwise swallow every later game: they would go to the old, unlinked file.
+fn check_output_unchanged(
+    path: &std::path::Path,
+    file: &std::fs::File,
+    written: u64,
+) -> Result<(), String> {
+    let on_disk = std::fs::metadata(path).map_err(|e| {
+        format!(
+            "{}: {e} (the output file went away while datagen ran; stopped)",
+            path.display()
+        )
+    })?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let ours = file
+            .metadata()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if (on_disk.dev(), on_disk.ino()) != (ours.dev(), ours.ino()) {
+            return Err(format!(
+                "{} was replaced by another file while datagen ran (it now holds {} bytes); \
+                 stopped, so that no game goes where nothing reads it: run again to append \
+                 to the file as it is now",
+                path.display(),
+                on_disk.len()
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    if on_disk.len() != written {
+        return Err(format!(
+            "{} changed size while datagen ran ({} bytes, {written} written); stopped: \
+             run again to append to the file as it is now",
+            path.display(),
+            on_disk.len()
+        ));
+    }
+    Ok(())
+}
+
 /// Runs datagen; returns the tally of the games played by this run.
 pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
     let path = &args.out;
@@ -221,7 +264,8 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut file = std::io::BufWriter::new(file);
     use std::io::Seek;
-    file.seek(std::io::SeekFrom::End(0))
+    let mut written = file
+        .seek(std::io::SeekFrom::End(0))
         .map_err(|e| format!("{}: {e}", path.display()))?;
 
     let last_index = args.games.unwrap_or(u64::MAX);
@@ -288,14 +332,26 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
         for (index, game) in rx {
             pending.insert(index, game);
             while let Some(game) = pending.remove(&want) {
+                want += 1;
+                if write_error.is_some() {
+                    continue; // stopping: the games still in flight are not written
+                }
                 buf.clear();
                 format::write_game(&mut buf, &game);
-                if let Err(e) = file.write_all(&buf).and_then(|_| file.flush()) {
-                    write_error = Some(format!("{}: {e}", path.display()));
+                // Checked before each write: a write past the end of a file truncated
+                // under us would leave a hole of zeros and hide the change.
+                let result = check_output_unchanged(path, file.get_ref(), written).and_then(|_| {
+                    file.write_all(&buf)
+                        .and_then(|_| file.flush())
+                        .map_err(|e| format!("{}: {e}", path.display()))
+                });
+                written += buf.len() as u64;
+                if let Err(e) = result {
+                    write_error = Some(e);
                     stop.store(true, Ordering::Relaxed);
+                    continue;
                 }
                 tally.add(&game);
-                want += 1;
                 let secs = started.elapsed().as_secs_f64().max(1e-9);
                 progress.set_position(tally.games);
                 progress.set_message(format!(
@@ -310,11 +366,17 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
         }
     });
     progress.finish();
+    if write_error.is_none() {
+        write_error = check_output_unchanged(path, file.get_ref(), written).err();
+    }
     if stop_signal::requested() {
         eprintln!("datagen: stopped by a signal after finishing the games in progress");
     }
     if let Some(e) = write_error {
-        return Err(e);
+        return Err(format!(
+            "{e} ({} games written to it by this run before that)",
+            tally.games
+        ));
     }
     let secs = started.elapsed().as_secs_f64().max(1e-9);
     println!(
