@@ -574,9 +574,9 @@ impl Network {
                 ft_w[f * h + j] = q16(w, qa);
             }
         }
-        // The activation's shift rounds to nearest with half a unit in the bias; the squared
-        // activation squares the unshifted accumulator and needs none.
-        let half_acc = if squared {
+        // The activation's shift rounds to nearest with half a unit in the bias; squares and
+        // pairwise products multiply the unshifted accumulator and need none.
+        let half_acc = if squared || pairwise {
             0
         } else {
             (1i16 << shifts.acc) >> 1

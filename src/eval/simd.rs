@@ -9,7 +9,8 @@
 //! - [`activate`]: `clamp((acc + tab) >> shift, 0, 127)` as u8 — the clipped ReLU of the
 //!   feature transformer, with the side-to-move/halfmove-clock row `tab` added on the way.
 //! - [`activate_pairwise`]: the same clipped ReLU for nets with pairwise products,
-//!   `(c[i] · c[i + H/2] + 64) >> 7` for the first half's i.
+//!   `(c[i] · c[i + H/2] + 64) >> 7` for the first half's i, multiplied at the
+//!   accumulator's precision (as the squares below).
 //! - [`activate_squared`]: the squared clipped ReLU (SCReLU), `(c[i]² + 64) >> 7`, with
 //!   `c[i]` squared at the accumulator's full precision rather than after its shift.
 //! - [`l1_sparse`]: the first head layer over those u8 inputs with i8 weights
@@ -259,13 +260,14 @@ unsafe fn activate_avx2(acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
     }
 }
 
-/// Pairwise products: with `c[i] = clamp((acc[i] +sat tab[i]) >> shift, 0, 127)`,
-/// `out[i] = (c[i] · c[i + h/2] + 64) >> 7` for i < h/2 (0..=126).
+/// Pairwise products at the accumulator's precision, as [`activate_squared`] squares: with
+/// `c[i] = clamp(acc[i] +sat tab[i], 0, 127 · 2^shift)` and `a[i] = c[i] · 2^(8 − shift)`,
+/// `out[i] = ((a[i] · a[i + h/2] >> 16) + 64) >> 7` for i < h/2 (0..=126). `shift` ≤ 3.
 #[inline]
 pub fn activate_pairwise(path: Path, acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
     let h = acc.len();
     assert!(
-        tab.len() == h && h.is_multiple_of(2) && out.len() == h / 2 && shift < 16,
+        tab.len() == h && h.is_multiple_of(2) && out.len() == h / 2 && shift <= 3,
         "pairwise activation sizes"
     );
     match path.for_width(h / 2) {
@@ -278,9 +280,10 @@ pub fn activate_pairwise(path: Path, acc: &[i16], tab: &[i16], shift: u32, out: 
 
 fn activate_pairwise_portable(acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
     let half = acc.len() / 2;
-    let c = |i: usize| (acc[i].saturating_add(tab[i]) >> shift).clamp(0, ACT_MAX) as u16;
+    let a =
+        |i: usize| (acc[i].saturating_add(tab[i]).clamp(0, ACT_MAX << shift) as u32) << (8 - shift);
     for (i, o) in out.iter_mut().enumerate() {
-        *o = ((c(i) * c(i + half) + 64) >> 7) as u8;
+        *o = ((((a(i) * a(i + half)) >> 16) + 64) >> 7) as u8;
     }
 }
 
@@ -289,17 +292,18 @@ fn activate_pairwise_portable(acc: &[i16], tab: &[i16], shift: u32, out: &mut [u
 unsafe fn activate_pairwise_avx2(acc: &[i16], tab: &[i16], shift: u32, out: &mut [u8]) {
     use std::arch::x86_64::*;
     let half = acc.len() / 2;
-    let count = _mm_cvtsi32_si128(shift as i32);
+    let no_shift = _mm_cvtsi32_si128(0);
+    let up = _mm_cvtsi32_si128(8 - shift as i32);
     let zero = _mm256_setzero_si256();
-    let top = _mm256_set1_epi16(ACT_MAX);
+    let top = _mm256_set1_epi16(ACT_MAX << shift);
     let round = _mm256_set1_epi16(64);
     // SAFETY: callers pass i + 16 ≤ acc.len() = tab.len().
-    let clipped = |i: usize| clip16_avx2(acc, tab, i, count, zero, top);
+    let scaled = |i: usize| _mm256_sll_epi16(clip16_avx2(acc, tab, i, no_shift, zero, top), up);
     let mut i = 0;
     while i < half {
-        // 127 · 127 + 64 < 2^15: the products and the rounding stay inside i16.
-        let p0 = _mm256_mullo_epi16(clipped(i), clipped(i + half));
-        let p1 = _mm256_mullo_epi16(clipped(i + 16), clipped(i + 16 + half));
+        // a < 2^15, so (a · b) >> 16 ≤ 127² and + 64 stay inside u16.
+        let p0 = _mm256_mulhi_epu16(scaled(i), scaled(i + half));
+        let p1 = _mm256_mulhi_epu16(scaled(i + 16), scaled(i + 16 + half));
         let q0 = _mm256_srli_epi16(_mm256_add_epi16(p0, round), 7);
         let q1 = _mm256_srli_epi16(_mm256_add_epi16(p1, round), 7);
         // packus works per 128-bit lane; the permute restores the element order.
@@ -709,9 +713,14 @@ mod tests {
             }
             // The portable results are what the definitions say.
             let (dst, x, s1, _, pair, squared) = &results[0];
-            let clip = |i: usize| ((src[i] as i32 + tab[i] as i32) >> 3).clamp(0, 127);
             for (i, &v) in pair.iter().enumerate() {
-                assert_eq!(v as i32, (clip(i) * clip(i + h / 2) + 64) >> 7, "pair {i}");
+                // Multiplied before the shift of 3, as the squares below.
+                let a = |i: usize| (src[i] as i32 + tab[i] as i32).clamp(0, 127 << 3) << 5;
+                assert_eq!(
+                    v as i32,
+                    (((a(i) * a(i + h / 2)) >> 16) + 64) >> 7,
+                    "pair {i}"
+                );
             }
             for (i, &v) in squared.iter().enumerate() {
                 // Squared before the shift of 3: c in 1/1016 of 1.0, a = c · 2^5.
