@@ -209,28 +209,11 @@ fn stats_count_and_damage_is_reported_with_its_offset() {
 #[cfg(unix)]
 #[test]
 fn sigterm_stops_datagen_after_whole_games() {
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
+    use std::process::Command;
 
     let path = temp("signal.vf");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery"))
-        .args("datagen --threads 2 --nodes 300 --seed 3 --win-score 1000".split(' '))
-        .args("--max-plies 160 --hash 2 --quiet".split(' '))
-        .arg("--out")
-        .arg(&path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start rookery datagen");
-    // Wait for the first game on disk, so that the signal lands mid-run.
-    let started = Instant::now();
-    while std::fs::metadata(&path).map_or(0, |m| m.len()) == 0 {
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "no game written in 120 s"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // Started and waited for until its first game is on disk, so the signal lands mid-run.
+    let child = start_datagen(&path, "3");
     let kill = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -238,21 +221,8 @@ fn sigterm_stops_datagen_after_whole_games() {
     assert!(kill.success());
     // The games in progress take well under a second each at 300 nodes; a run that
     // ignores the signal is killed and reported rather than hanging the test.
-    let signalled = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("poll datagen") {
-            break status;
-        }
-        if signalled.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("datagen still running 60 s after SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let (status, stdout, _) = wait_for_exit(child, "SIGTERM");
     assert!(status.success(), "exit status {status:?}");
-    let mut stdout = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().expect("piped stdout"), &mut stdout)
-        .expect("read datagen's stdout");
     let games = read(&path);
     assert!(!games.is_empty());
     assert!(
@@ -272,7 +242,7 @@ fn start_datagen(path: &PathBuf, seed: &str) -> std::process::Child {
         .arg(seed)
         .arg("--out")
         .arg(path)
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("start rookery datagen");
@@ -287,8 +257,13 @@ fn start_datagen(path: &PathBuf, seed: &str) -> std::process::Child {
     child
 }
 
-/// Waits (at most 60 s) for datagen to stop by itself; returns its status and stderr.
-fn wait_for_exit(mut child: std::process::Child) -> (std::process::ExitStatus, String) {
+/// Waits (at most 60 s after `what`) for datagen to stop by itself; returns its status,
+/// stdout and stderr.
+fn wait_for_exit(
+    mut child: std::process::Child,
+    what: &str,
+) -> (std::process::ExitStatus, String, String) {
+    use std::io::Read;
     use std::time::{Duration, Instant};
     let since = Instant::now();
     let status = loop {
@@ -297,14 +272,23 @@ fn wait_for_exit(mut child: std::process::Child) -> (std::process::ExitStatus, S
         }
         if since.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
-            panic!("datagen kept running 60 s after its output file was changed");
+            panic!("datagen still running 60 s after {what}");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().expect("piped stderr"), &mut stderr)
-        .expect("read datagen's stderr");
-    (status, stderr)
+    let (mut stdout, mut stderr) = (String::new(), String::new());
+    let out = child
+        .stdout
+        .take()
+        .expect("piped stdout")
+        .read_to_string(&mut stdout);
+    let err = child
+        .stderr
+        .take()
+        .expect("piped stderr")
+        .read_to_string(&mut stderr);
+    out.and(err).expect("read datagen's output");
+    (status, stdout, stderr)
 }
 
 /// A datagen whose output file is replaced (as `git checkout` or `git stash` of the file
@@ -319,7 +303,7 @@ fn datagen_stops_when_its_output_file_is_replaced_or_truncated() {
     let copy = path.with_extension("copy");
     std::fs::write(&copy, &snapshot).expect("write the copy");
     std::fs::rename(&copy, &path).expect("replace the file");
-    let (status, stderr) = wait_for_exit(child);
+    let (status, _, stderr) = wait_for_exit(child, "the file was replaced");
     assert!(!status.success(), "datagen went on: {status:?}");
     assert!(stderr.contains("was replaced"), "stderr: {stderr}");
     assert_eq!(std::fs::read(&path).expect("read again"), snapshot);
@@ -336,7 +320,7 @@ fn datagen_stops_when_its_output_file_is_replaced_or_truncated() {
         .open(&path)
         .and_then(|f| f.set_len(0))
         .expect("truncate the file");
-    let (status, stderr) = wait_for_exit(child);
+    let (status, _, stderr) = wait_for_exit(child, "the file was truncated");
     assert!(!status.success(), "datagen went on: {status:?}");
     assert!(stderr.contains("changed size"), "stderr: {stderr}");
     assert_eq!(std::fs::metadata(&path).expect("file").len(), 0);
