@@ -145,6 +145,13 @@ if [[ -e $RESULTS ]]; then
 fi
 sprt=()
 [[ -n $SPRT ]] && read -r -a sprt_bounds <<<"$SPRT" && sprt=(--sprt "${sprt_bounds[@]}")
+# A resumed gate continues the same SPRT: the earlier runs' pairs count in its LLR.
+if [[ -n $SPRT ]] && (( played > 0 )); then
+  prior=$(python3 -c "import json,sys; t=[0]*5
+for l in open(sys.argv[1]): t=[a+b for a,b in zip(t,json.loads(l)['penta'])]
+print(','.join(map(str,t)))" "$RESULTS")
+  sprt+=(--sprt-prior "$prior")
+fi
 if (( played >= GAMES )); then
   echo "== gate: $played games already in $RESULTS, skipped"
 elif [[ -n $decided ]]; then

@@ -155,8 +155,11 @@ class Match:
                     self.stop.set()
 
     def llr(self) -> float:
+        """The SPRT's LLR over this run's pairs plus --sprt-prior's (a resumed test)."""
         e0, e1 = self.args.sprt
-        return llr_pentanomial(self.penta, e0, e1, exact=not self.args.sprt_normal)
+        prior = self.args.sprt_prior or [0] * 5
+        counts = [a + b for a, b in zip(self.penta, prior)]
+        return llr_pentanomial(counts, e0, e1, exact=not self.args.sprt_normal)
 
     def progress_line(self, gr: GameResult) -> str:
         w, d, l = self.wdl
@@ -304,6 +307,8 @@ class Match:
                            "beta": self.args.beta, "llr": self.llr(), "lower": lo, "upper": hi,
                            "decision": self.sprt_decision or "none (max games reached / stopped)",
                            "decided_after": self.sprt_at}
+            if self.args.sprt_prior:
+                out["sprt"]["prior_penta"] = list(self.args.sprt_prior)
         return out
 
     def print_summary(self, s: Dict) -> None:
@@ -543,6 +548,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "--games is the maximum (default 20000 with --sprt)")
     s.add_argument("--sprt-normal", action="store_true",
                    help="use the normal-approximation LLR (OpenBench) instead of fishtest's exact GSPRT")
+    s.add_argument("--sprt-prior", type=lambda v: [int(x) for x in v.split(",")], metavar="N0,N1,N2,N3,N4",
+                   help="pentanomial counts of the same test's earlier games (a run resumed after a stop): "
+                        "the LLR and the decision count them with this run's pairs")
     s.add_argument("--alpha", type=float, default=0.05, help="type I error (default 0.05)")
     s.add_argument("--beta", type=float, default=0.05, help="type II error (default 0.05)")
     r = p.add_argument_group("output")
@@ -590,6 +598,9 @@ def run_match(args, parser) -> int:
         raise SetupError("--concurrency must be >= 1")
     if args.sprt and not (0 < args.alpha < 1 and 0 < args.beta < 1 and args.sprt[0] < args.sprt[1]):
         raise SetupError("--sprt needs ELO0 < ELO1 and 0 < alpha, beta < 1")
+    if args.sprt_prior is not None and (not args.sprt or len(args.sprt_prior) != 5
+                                        or min(args.sprt_prior) < 0):
+        raise SetupError("--sprt-prior needs --sprt and five counts >= 0")
     if args.rounds is not None:
         total = 2 * args.rounds
     elif args.games is not None:

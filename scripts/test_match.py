@@ -233,6 +233,11 @@ def cli_setup_errors_exit_nonzero():
     assert rc == 2 and "time control" in err, err
     rc, _, err = run_cli(sys.executable)
     assert rc == 2
+    rc, _, err = run_cli(sys.executable, sys.executable, "--tc", "1+0.01", "--sprt-prior", "1,2,3,4,5")
+    assert rc == 2 and "--sprt-prior needs --sprt" in err, err
+    rc, _, err = run_cli(sys.executable, sys.executable, "--tc", "1+0.01", "--sprt", "0", "10",
+                         "--sprt-prior", "1,2,3")
+    assert rc == 2 and "five counts" in err, err
 
 
 @test
@@ -287,6 +292,22 @@ def detects_time_forfeit():
     assert rc == 0, (rc, out, err)
     assert "slow: time forfeits 2," in " ".join(out.split()), out
     assert "loses on time" in out
+
+
+@game_test
+def resumed_sprt_counts_the_earlier_pairs():
+    # The earlier pairs alone already lie past the upper bound: the first game of the resumed
+    # run decides it (without them, four games could never decide a [0, 10] test).
+    with tempfile.TemporaryDirectory() as d:
+        results = os.path.join(d, "r.jsonl")
+        rc, out, err = run_cli(fake("random"), fake("random") + "2", "--tc", "1+0.01", "--games", "4",
+                               "--openings", "none", "-c", "1", "--sprt", "0", "10",
+                               "--sprt-prior", "0,100,200,400,300", "--results", results)
+        assert rc == 0, (rc, out, err)
+        assert "H1 accepted" in out and "after 1 games" in out, out
+        import json
+        sprt = json.loads(open(results).read())["sprt"]
+        assert sprt["prior_penta"] == [0, 100, 200, 400, 300] and sprt["llr"] > 2.94, sprt
 
 
 @game_test
