@@ -31,7 +31,8 @@ const ANCHOR_NODES: f64 = 2191.0;
 /// against gen6-l0's (± 44): unchanged. rookery-gen8-ft's scored +21/+31/+31 (± 44)
 /// against gen7-ft's; kept at 160, as that moves 1900 (−85 against Stockfish with
 /// gen6-l0) towards its mark (docs/strength.md). rookery-gen9-sq's levels scored
-/// +5/+5/+26 (± 44) against gen8-ft's: kept at 160. Re-measure with
+/// +5/+5/+26 (± 44) against gen8-ft's: kept at 160. rookery-gen11-hmb8's levels are not
+/// measured yet (it beat gen9-sq by +39.7 ± 21.3 at full strength). Re-measure with
 /// `scripts/calibrate.sh` when the net changes.
 const NET_GAIN_ELO: i32 = 160;
 /// The highest `UCI_Elo` accepted (values above full strength play at full strength).
