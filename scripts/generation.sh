@@ -137,21 +137,22 @@ if (( TRAIN_ONLY )); then
 fi
 
 # 3. Gate: the new net against the embedded one.
+# Games already played, their pentanomial counts and an SPRT decision already reached,
+# from the results of earlier runs (one JSON line per run).
 played=0
+prior=0,0,0,0,0
 decided=""
 if [[ -e $RESULTS ]]; then
-  played=$(python3 -c "import json,sys; print(sum(json.loads(l)['games'] for l in open(sys.argv[1])))" "$RESULTS")
-  decided=$(python3 -c "import json,sys; d=json.loads(open(sys.argv[1]).readlines()[-1]).get('sprt',{}).get('decision',''); print(d if d.startswith('H') else '')" "$RESULTS")
+  read -r played prior decided < <(python3 -c "import json,sys
+runs=[json.loads(l) for l in open(sys.argv[1])]
+penta=[sum(c) for c in zip(*(r['penta'] for r in runs))]
+d=runs[-1].get('sprt',{}).get('decision','')
+print(sum(r['games'] for r in runs), ','.join(map(str,penta)), d if d.startswith('H') else '')" "$RESULTS")
 fi
 sprt=()
 [[ -n $SPRT ]] && read -r -a sprt_bounds <<<"$SPRT" && sprt=(--sprt "${sprt_bounds[@]}")
 # A resumed gate continues the same SPRT: the earlier runs' pairs count in its LLR.
-if [[ -n $SPRT ]] && (( played > 0 )); then
-  prior=$(python3 -c "import json,sys; t=[0]*5
-for l in open(sys.argv[1]): t=[a+b for a,b in zip(t,json.loads(l)['penta'])]
-print(','.join(map(str,t)))" "$RESULTS")
-  sprt+=(--sprt-prior "$prior")
-fi
+if [[ -n $SPRT ]] && (( played > 0 )); then sprt+=(--sprt-prior "$prior"); fi
 if (( played >= GAMES )); then
   echo "== gate: $played games already in $RESULTS, skipped"
 elif [[ -n $decided ]]; then

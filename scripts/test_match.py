@@ -10,6 +10,7 @@ time-forfeit detection. No real engines needed; runs in a few seconds.
 """
 
 import concurrent.futures
+import json
 import math
 import os
 import subprocess
@@ -305,7 +306,6 @@ def resumed_sprt_counts_the_earlier_pairs():
                                "--sprt-prior", "0,100,200,400,300", "--results", results)
         assert rc == 0, (rc, out, err)
         assert "H1 accepted" in out and "after 1 games" in out, out
-        import json
         sprt = json.loads(open(results).read())["sprt"]
         assert sprt["prior_penta"] == [0, 100, 200, 400, 300] and sprt["llr"] > 2.94, sprt
 
