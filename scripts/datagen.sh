@@ -4,8 +4,9 @@
 # data/manifest.tsv (generation, net, node budget, seed, games, positions, bytes, sha256).
 # Start a new seed when a file nears 50 MB (about 10M positions). Ctrl-C or `kill`
 # stops it cleanly (the games in progress are finished and the manifest updated).
+# NETFILE=nets/X.safetensors plays with that net instead of the embedded one (recorded as X).
 # Usage: [GEN=1] [NODES=5000] [THREADS=2] [SEED=1] [TIME=seconds] [GAMES=n] [OUT=file]
-#        scripts/datagen.sh
+#        [NETFILE=file] scripts/datagen.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GEN=${GEN:-1}
@@ -16,6 +17,10 @@ TIME=${TIME:-}
 GAMES=${GAMES:-}
 cargo build --release --quiet
 BIN=target/release/rookery
+NETFILE=${NETFILE:-}
+if [[ -n $NETFILE ]]; then
+  NET=$(basename "$NETFILE" .safetensors)
+fi
 NET=${NET:-$(sed -n 's/^pub const DEFAULT_NET_NAME: &str = "\(.*\)";/\1/p' src/eval/mod.rs)}
 # OUT=data/validation/NAME.vf makes a validation set instead (listed in the manifest,
 # never trained on by scripts/generation.sh).
@@ -23,6 +28,7 @@ OUT=${OUT:-data/gen$GEN/seed$SEED.vf}
 args=(--out "$OUT" --threads "$THREADS" --nodes "$NODES" --seed "$SEED")
 [[ -n $TIME ]] && args+=(--time-limit "$TIME")
 [[ -n $GAMES ]] && args+=(--games "$GAMES")
+[[ -n $NETFILE ]] && args+=(--net "$NETFILE")
 # Run in the background so that a signal to this script (Ctrl-C, `kill`, the process
 # group) reaches datagen, which finishes the games in progress and exits; the file is
 # then recorded below as after a normal end.

@@ -7,7 +7,9 @@
 #             $SHARED_WEIGHT) plus every self-play
 #             file under data/ (weighted $SELFPLAY_WEIGHT in the loss, or per generation with
 #             GEN_WEIGHTS="1=0 4=2": generation 1 left out, generation 4 weighed twice),
-#             resuming from its checkpoint when a previous run was cut off;
+#             resuming from its checkpoint when a previous run was cut off; the files it
+#             read (with their positions then) go to docs/generations/$NAME-data.tsv and its
+#             losses to docs/nets/$NAME-loss.csv, both committed with the net;
 #   3. gate   the new net (EvalFile) against the embedded one, same binary, $GAMES games
 #             at $TC, results appended to docs/generations/$NAME.jsonl;
 #   4. record a row in docs/generations.md: data, training, losses, match, verdict, and
@@ -62,6 +64,7 @@ SHARED=${SHARED:-../shared/data/train}
 NET=nets/$NAME.safetensors
 RUN=target/$NAME
 RESULTS=docs/generations/$NAME.jsonl
+DATA_RECORD=docs/generations/$NAME-data.tsv
 mkdir -p "$RUN" docs/generations
 export GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296
 
@@ -118,6 +121,11 @@ else
   [[ -n ${MAX_STEPS:-} ]] && steps=(--stop-after-steps "$MAX_STEPS")
   echo "== train: $NET from ${#data[@]} files ($used self-play, weight $SELFPLAY_WEIGHT${GEN_WEIGHTS:+, by generation $GEN_WEIGHTS})"
   printf '%s\n' "${data[@]}" > "$RUN/data.txt"
+  # What the trainer reads, with each self-play file's positions as the manifest has them
+  # now (datagen may go on appending while the gate runs): the record's data column comes
+  # from this file, which is committed with the net, so a gate resumed in a later session
+  # or on a fresh machine records what the net was trained on.
+  python3 scripts/generation_record.py --snapshot-data "$RUN/data.txt" > "$DATA_RECORD"
   rm -f "$NET.partial" # the trainer writes --out only when every epoch is done
   nice -n 10 "$BIN" train --data "${data[@]}" --out "$NET.partial" --epochs "$EPOCHS" \
     --batch-size 8192 --lr "$LR" --lr-final "$LR_FINAL" --wdl-lambda "$LAMBDA" --scale 400 \
@@ -129,6 +137,7 @@ else
     exit 0
   fi
   mv "$NET.partial" "$NET"
+  cp "$RUN/loss.csv" "docs/nets/$NAME-loss.csv" # the net's card plots it; committed with the net
 fi
 
 if (( TRAIN_ONLY )); then
@@ -165,9 +174,12 @@ else
     --engine-stderr discard "${sprt[@]}"
 fi
 
-# 4. Verdict and record.
+# 4. Verdict and record. Both inputs are committed with the net (target/ is not kept between
+# sessions); a generation trained before the data table existed falls back to its run's list.
+data_record=$DATA_RECORD
+[[ -e $data_record ]] || data_record=$RUN/data.txt
 verdict=$(python3 scripts/generation_record.py --name "$NAME" --base "$BASE_NET" \
-  --net "$NET" --results "$RESULTS" --loss "$RUN/loss.csv" --data-list "$RUN/data.txt" \
+  --net "$NET" --results "$RESULTS" --loss "docs/nets/$NAME-loss.csv" --data-list "$data_record" \
   --selfplay-weight "$SELFPLAY_WEIGHT${GEN_WEIGHTS:+ (generation weights $GEN_WEIGHTS)}$([[ $SHARED_WEIGHT == 1 ]] || echo ", Stockfish data $SHARED_WEIGHT")" --epochs "$EPOCHS" \
   --training-note "${INIT:+from $(basename "$INIT" .safetensors)}$([[ $LR == 0.004 ]] || echo " lr $LR")$([[ $LR_FINAL == 0.05 ]] || echo " final lr ×$LR_FINAL")$([[ $LAMBDA == 0.3 ]] || echo ", λ $LAMBDA")" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE" --screlu "$SCRELU" --mirror "$MIRROR")
 echo "== verdict: $verdict"

@@ -28,22 +28,48 @@ of the pentanomial Elo lies above 0. Match results: `docs/generations/<net>.json
 """
 
 
-def selfplay_positions(data_list):
-    """Positions of the self-play files in the list, from data/manifest.tsv."""
-    files = set()
+def manifest_positions(manifest="data/manifest.tsv"):
+    with open(manifest) as f:
+        return {row["file"]: int(row["positions"]) for row in csv.DictReader(f, delimiter="\t")}
+
+
+def snapshot_data(data_list):
+    """The training files of `data_list` ("path@weight" lines) as a table: file, weight
+    and, for self-play files, their positions in the manifest at this moment."""
+    positions = manifest_positions()
+    out = ["file\tweight\tpositions"]
     for line in open(data_list):
-        path = line.strip().rsplit("@", 1)[0]
-        if path.endswith(".vf"):
-            files.add(path)
-    total = 0
-    with open("data/manifest.tsv") as f:
-        for row in csv.DictReader(f, delimiter="\t"):
-            if row["file"] in files:
-                total += int(row["positions"])
-    return len(files), total
+        if not line.strip():
+            continue
+        path, _, weight = line.strip().rpartition("@")
+        count = positions.get(path) if path.endswith(".vf") else None
+        if path.endswith(".vf") and count is None:
+            sys.exit(f"{path} is not in data/manifest.tsv")
+        out.append(f"{path}\t{weight}\t{'' if count is None else count}")
+    return "\n".join(out) + "\n"
+
+
+def selfplay_positions(data_list):
+    """Self-play files and positions the net was trained on: from the table written when
+    training started (`--snapshot-data`), or for a plain "path@weight" list (generations
+    before that table) from data/manifest.tsv as it is now."""
+    if not os.path.exists(data_list):
+        return "?", 0
+    lines = [l.rstrip("\n") for l in open(data_list) if l.strip()]
+    if lines and lines[0] == "file\tweight\tpositions":
+        rows = [l.split("\t") for l in lines[1:]]
+        counts = [int(r[2]) for r in rows if r[0].endswith(".vf")]
+        return len(counts), sum(counts)
+    files = {l.strip().rsplit("@", 1)[0] for l in lines}
+    files = {f for f in files if f.endswith(".vf")}
+    positions = manifest_positions()
+    return len(files), sum(positions.get(f, 0) for f in files)
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--snapshot-data":
+        sys.stdout.write(snapshot_data(sys.argv[2]))
+        return
     ap = argparse.ArgumentParser()
     for name in ("name", "base", "net", "results", "loss", "data-list"):
         ap.add_argument("--" + name, required=True)

@@ -2,7 +2,8 @@
 //! results match how they ended, with the same bytes for a seed whatever the thread count
 //! and across an interrupted run; `data stats` counts; truncated and corrupted files are
 //! reported with the offset, and the games before the damage stay readable; a datagen
-//! whose file is replaced or truncated under it stops instead of writing into the void.
+//! whose file is replaced or truncated under it stops instead of writing into the void;
+//! `--net` plays with the net it names, and a net that cannot be loaded stops it first.
 
 use std::path::PathBuf;
 
@@ -37,6 +38,7 @@ fn args(out: PathBuf, threads: usize, games: u64) -> DatagenArgs {
         max_plies: 160,
         hash: 2,
         quiet: true,
+        net: None,
     }
 }
 
@@ -324,4 +326,49 @@ fn datagen_stops_when_its_output_file_is_replaced_or_truncated() {
     assert!(!status.success(), "datagen went on: {status:?}");
     assert!(stderr.contains("changed size"), "stderr: {stderr}");
     assert_eq!(std::fs::metadata(&path).expect("file").len(), 0);
+}
+
+/// Runs `rookery datagen` for two games at 300 nodes, seed 5, with `extra` arguments;
+/// returns whether it succeeded, its stderr and the file's bytes.
+fn datagen_with(out: &PathBuf, extra: &[&str]) -> (bool, String, Vec<u8>) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args("datagen --threads 2 --nodes 300 --games 2 --seed 5 --win-score 1000".split(' '))
+        .args("--max-plies 160 --hash 2 --quiet --out".split(' '))
+        .arg(out)
+        .args(extra)
+        .output()
+        .expect("run rookery datagen");
+    let bytes = std::fs::read(out).unwrap_or_default();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        bytes,
+    )
+}
+
+#[test]
+fn net_option_plays_with_the_named_net() {
+    let nets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("nets");
+    let embedded = nets.join(format!("{}.safetensors", rookery::eval::DEFAULT_NET_NAME));
+    let other = nets.join("rookery-v1.safetensors");
+    let (ok, err, default_bytes) = datagen_with(&temp("net-default.vf"), &[]);
+    assert!(ok, "{err}");
+    assert!(!default_bytes.is_empty());
+    // The embedded net's own file plays the same games, byte for byte...
+    let arg = embedded.to_string_lossy();
+    let (ok, err, same) = datagen_with(&temp("net-embedded.vf"), &["--net", &arg]);
+    assert!(ok, "{err}");
+    assert_eq!(same, default_bytes);
+    // ...and another net plays other games.
+    let arg = other.to_string_lossy();
+    let (ok, err, different) = datagen_with(&temp("net-v1.vf"), &["--net", &arg]);
+    assert!(ok, "{err}");
+    assert!(!different.is_empty());
+    assert_ne!(different, default_bytes);
+    // A net that cannot be loaded: a clear error, and no file written.
+    let missing = temp("net-missing.vf");
+    let (ok, err, bytes) = datagen_with(&missing, &["--net", "nets/no-such-net.safetensors"]);
+    assert!(!ok);
+    assert!(err.contains("no-such-net.safetensors"), "{err}");
+    assert!(bytes.is_empty() && !missing.exists());
 }

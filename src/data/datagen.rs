@@ -73,6 +73,10 @@ pub struct DatagenArgs {
     /// Table size per thread (MB).
     #[arg(long, default_value_t = 16)]
     pub hash: usize,
+    /// Play with this safetensors net instead of the embedded one (a candidate net's
+    /// games without a rebuild; `scripts/datagen.sh` records its file name as the net).
+    #[arg(long)]
+    pub net: Option<PathBuf>,
     /// No progress bar (for logs and tests).
     #[arg(long)]
     pub quiet: bool,
@@ -238,6 +242,12 @@ fn check_output_unchanged(
 
 /// Runs datagen; returns the tally of the games played by this run.
 pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
+    if let Some(net) = &args.net {
+        let description = crate::eval::load_eval_file(&net.to_string_lossy())?;
+        if !args.quiet {
+            eprintln!("net: {description}");
+        }
+    }
     let path = &args.out;
     // Cut off a game a killed run left half-written, then append.
     let existing = std::fs::read(path).unwrap_or_default();
