@@ -14,9 +14,9 @@ use super::{DECISIVE, MATE_BOUND};
 /// The lowest level offered.
 pub const MIN_ELO: i32 = 1000;
 /// The top of the level range: a limit at or above it plays at full strength. It was
-/// full strength with rookery-v1; full strength was ~2390 with rookery-gen4 and ~2490 with
-/// rookery-gen9-sq (docs/strength.md ladder); the levels below are rechecked with each new
-/// net.
+/// full strength with rookery-v1; full strength was ~2390 with rookery-gen4, ~2490 with
+/// rookery-gen9-sq and is ~2520 with rookery-gen11-hmb8 (docs/strength.md ladder); the
+/// levels below are rechecked with each new net.
 pub const FULL_STRENGTH_ELO: i32 = 2100;
 /// Where the two slopes of the level curve meet (Stockfish's lowest `UCI_Elo`, below
 /// which levels are calibrated against Rookery's own), and its node budget.
