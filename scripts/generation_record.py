@@ -33,10 +33,10 @@ def manifest_positions(manifest="data/manifest.tsv"):
         return {row["file"]: int(row["positions"]) for row in csv.DictReader(f, delimiter="\t")}
 
 
-def snapshot_data(data_list):
+def snapshot_data(data_list, manifest="data/manifest.tsv"):
     """The training files of `data_list` ("path@weight" lines) as a table: file, weight
     and, for self-play files, their positions in the manifest at this moment."""
-    positions = manifest_positions()
+    positions = manifest_positions(manifest)
     out = ["file\tweight\tpositions"]
     for line in open(data_list):
         if not line.strip():
@@ -44,7 +44,7 @@ def snapshot_data(data_list):
         path, _, weight = line.strip().rpartition("@")
         count = positions.get(path) if path.endswith(".vf") else None
         if path.endswith(".vf") and count is None:
-            sys.exit(f"{path} is not in data/manifest.tsv")
+            sys.exit(f"{path} is not in {manifest}")
         out.append(f"{path}\t{weight}\t{'' if count is None else count}")
     return "\n".join(out) + "\n"
 

@@ -173,6 +173,56 @@ def estimate_rating_recovers_truth():
     assert m.estimate_rating([]) is None
 
 
+@test
+def ladder_plot_fits_the_recorded_ladders():
+    # The plot's fit of each committed ladder file is match.py --estimate's, e.g. the
+    # 2026-11-27 gen9-sq run that docs/strength.md gives as 2487 ± 50.
+    import plot_ladder
+    runs = {label.split("\n")[1] + " " + label.split("\n")[0]: est
+            for label, est, _ in plot_ladder.ladder_runs(os.path.join(HERE, "..", "docs", "ladder"))}
+    est = runs["2026-11-27 rookery-gen9-sq"]
+    assert close(est["rating"], 2487, 1) and close(est["err"], 50, 1), est
+    assert est["games"] == 200
+    est = runs["2026-11-26 rookery-gen4"]
+    assert close(est["rating"], 2390, 1) and close(est["err"], 52, 1), est
+    # rookery-v1's two runs, transcribed from the table: the fits the docs quote.
+    est = runs["2026-11-24 rookery-v1"]
+    assert close(est["rating"], 2121, 1) and close(est["err"], 55, 1), est
+    est = runs["2026-11-23 rookery-v1"]
+    assert close(est["rating"], 2155, 1) and close(est["err"], 51, 1), est
+
+
+@test
+def generation_data_table_keeps_the_counts_of_training_time():
+    # generation.sh records what a net was trained on when training starts; the manifest
+    # growing afterwards (datagen goes on during the gate) must not change the record.
+    import generation_record as g
+    with tempfile.TemporaryDirectory() as d:
+        manifest = os.path.join(d, "manifest.tsv")
+        header = "file\tgeneration\tnet\tnodes\tseed\tgames\tpositions\tbytes\tsha256\n"
+        with open(manifest, "w") as f:
+            f.write(header + "data/gen1/seed1.vf\t1\tn\t5000\t1\t10\t1000\t1\tx\n"
+                    "data/gen2/seed1.vf\t2\tn\t5000\t1\t20\t2500\t1\tx\n")
+        data_list = os.path.join(d, "data.txt")
+        with open(data_list, "w") as f:
+            f.write("data/gen1/seed1.vf@1\n/shared/part1.txt.gz@1\ndata/gen2/seed1.vf@3\n")
+        table = os.path.join(d, "data.tsv")
+        with open(table, "w") as f:
+            f.write(g.snapshot_data(data_list, manifest))
+        with open(manifest, "w") as f:  # datagen appended meanwhile
+            f.write(header + "data/gen1/seed1.vf\t1\tn\t5000\t1\t10\t1000\t1\tx\n"
+                    "data/gen2/seed1.vf\t2\tn\t5000\t1\t90\t9000\t1\tx\n")
+        assert g.selfplay_positions(table) == (2, 3500)
+        assert g.selfplay_positions(os.path.join(d, "missing.tsv")) == ("?", 0)
+        with open(data_list, "a") as f:
+            f.write("data/gen3/seed1.vf@1\n")
+        try:
+            g.snapshot_data(data_list, manifest)
+            raise AssertionError("a file missing from the manifest was accepted")
+        except SystemExit as e:
+            assert "gen3" in str(e)
+
+
 # ---------------- parsing ----------------
 
 @test
