@@ -24,6 +24,23 @@ const COUNTER: i32 = KILLER_1 - 2;
 const BAD_CAPTURE: i32 = -(1 << 28);
 const UNDER_PROMOTION: i32 = BAD_CAPTURE - 1000;
 
+/// Quiet moves picked one at a time before the rest are sorted.
+const SELECT_QUIETS: usize = 3;
+
+/// Insertion sort by score, highest first, equal scores in their original order: the
+/// order repeated first-best selection gives. Lists are short (a few dozen moves).
+fn sort_descending_stable(moves: &mut [ScoredMove]) {
+    for i in 1..moves.len() {
+        let m = moves[i];
+        let mut j = i;
+        while j > 0 && moves[j - 1].score < m.score {
+            moves[j] = moves[j - 1];
+            j -= 1;
+        }
+        moves[j] = m;
+    }
+}
+
 #[derive(Clone, Copy)]
 pub struct ScoredMove {
     pub mv: Move,
@@ -58,6 +75,10 @@ pub struct MovePicker<'a> {
     piece_moves: StackList<PieceMoves, 32>,
     cur: usize,
     noisy_end: usize,
+    /// Quiet moves handed out so far, and whether the rest are sorted (see
+    /// [`Self::pop_best_quiet`]).
+    quiets_handed: usize,
+    quiets_sorted: bool,
     bad_end: usize,
     bad_cur: usize,
 }
@@ -120,6 +141,8 @@ impl<'a> MovePicker<'a> {
             piece_moves: StackList::new(),
             cur: 0,
             noisy_end: 0,
+            quiets_handed: 0,
+            quiets_sorted: false,
             bad_end: 0,
             bad_cur: 0,
         }
@@ -217,19 +240,32 @@ impl<'a> MovePicker<'a> {
     /// Takes the best quiet move not handed out yet, the first generated among equal
     /// scores (the order a stable sort would give). Selecting one move at a time rather
     /// than sorting them all up front pays only for the moves a node actually tries: most
-    /// nodes that reach the quiets are cut off after one or two of them.
+    /// nodes that reach the quiets are cut off after one or two of them. A node that gets
+    /// past [`SELECT_QUIETS`] usually walks them all (late-move pruning still looks at
+    /// every quiet for checks), so the rest are then sorted once: repeated selection
+    /// would cost a pass over the list per move.
     fn pop_best_quiet(&mut self) -> Option<ScoredMove> {
         let cur = self.cur;
-        let rest = &mut self.moves[cur..];
-        let first = rest.first()?.score;
-        let (mut best, mut best_score) = (0, first);
-        for (i, m) in rest.iter().enumerate().skip(1) {
-            if m.score > best_score {
-                (best, best_score) = (i, m.score);
+        if cur >= self.moves.len() {
+            return None;
+        }
+        if !self.quiets_sorted {
+            if self.quiets_handed < SELECT_QUIETS {
+                let rest = &mut self.moves[cur..];
+                let (mut best, mut best_score) = (0, rest[0].score);
+                for (i, m) in rest.iter().enumerate().skip(1) {
+                    if m.score > best_score {
+                        (best, best_score) = (i, m.score);
+                    }
+                }
+                // Rotate rather than swap, so the moves left keep their generation order.
+                rest[..=best].rotate_right(1);
+            } else {
+                sort_descending_stable(&mut self.moves[cur..]);
+                self.quiets_sorted = true;
             }
         }
-        // Rotate rather than swap, so the moves left keep their generation order.
-        rest[..=best].rotate_right(1);
+        self.quiets_handed += 1;
         self.cur += 1;
         Some(self.moves[cur])
     }
@@ -429,5 +465,51 @@ mod tests {
         assert!(MovePicker::new(&mate, None, false).is_empty());
         let start = Board::default();
         assert!(!MovePicker::new(&start, None, false).is_empty());
+    }
+
+    /// Sorting the rest of the quiets after a few picks hands them out in exactly the
+    /// order that picking the first best each time would (so search results do not
+    /// depend on where the switch happens).
+    #[test]
+    fn sorted_rest_matches_repeated_selection() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let moves: Vec<Move> = legal(
+            &"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+                .parse::<Board>()
+                .unwrap(),
+        );
+        for _ in 0..200 {
+            let n = rng.gen_range(0..moves.len());
+            // Few distinct scores, so ties are common.
+            let list: Vec<ScoredMove> = moves[..n]
+                .iter()
+                .map(|&mv| ScoredMove {
+                    mv,
+                    score: rng.gen_range(-3..3),
+                    captured: None,
+                })
+                .collect();
+            let mut selected = Vec::new();
+            let mut rest = list.clone();
+            while !rest.is_empty() {
+                let best =
+                    (1..rest.len()).fold(
+                        0,
+                        |b, i| {
+                            if rest[i].score > rest[b].score {
+                                i
+                            } else {
+                                b
+                            }
+                        },
+                    );
+                selected.push(rest.remove(best).mv);
+            }
+            let mut sorted = list.clone();
+            sort_descending_stable(&mut sorted);
+            let sorted: Vec<Move> = sorted.iter().map(|m| m.mv).collect();
+            assert_eq!(sorted, selected);
+        }
     }
 }
