@@ -21,6 +21,25 @@ fn apply(entry: &mut i16, bonus: i32) {
     *entry = (v + bonus - v * bonus.abs() / HISTORY_MAX) as i16;
 }
 
+/// What a missing continuation key contributes: nothing.
+static ZERO_ROW: [i16; 64] = [0; 64];
+
+/// One piece's butterfly and continuation rows (see [`History::quiet_rows`]).
+pub struct QuietRows<'a> {
+    butterfly: &'a [i16; 64],
+    cont: [&'a [i16; 64]; 2],
+}
+
+impl QuietRows<'_> {
+    /// `quiet(color, mv) + cont(conts[0], piece, to) + cont(conts[1], piece, to)` for a
+    /// move of this piece to `to`.
+    #[inline]
+    pub fn score(&self, to: cozy_chess::Square) -> i32 {
+        let to = to as usize;
+        self.butterfly[to] as i32 + self.cont[0][to] as i32 + self.cont[1][to] as i32
+    }
+}
+
 /// Continuation history block for one (previous piece, previous destination).
 pub type ContBlock = [[i16; 64]; 12];
 
@@ -79,6 +98,23 @@ impl History {
 
     pub fn cont(&self, key: ContKey, piece: usize, to: usize) -> i32 {
         key.map_or(0, |(p, t)| self.continuation[p * 64 + t][piece][to] as i32)
+    }
+
+    /// The rows [`Self::quiet`] and [`Self::cont`] read for every move of one piece (from
+    /// one square), looked up once for all of its moves.
+    pub fn quiet_rows(
+        &self,
+        color: Color,
+        from: cozy_chess::Square,
+        piece: usize,
+        conts: [ContKey; 2],
+    ) -> QuietRows<'_> {
+        let cont =
+            |key: ContKey| key.map_or(&ZERO_ROW, |(p, t)| &self.continuation[p * 64 + t][piece]);
+        QuietRows {
+            butterfly: &self.butterfly[color as usize][from as usize],
+            cont: [cont(conts[0]), cont(conts[1])],
+        }
     }
 
     pub fn capture(&self, piece: usize, to: usize, victim: Piece) -> i32 {

@@ -206,6 +206,7 @@ impl<'a> MovePicker<'a> {
                 pm.to &= empty | board.colors(us); // our own pieces: castling's rook square
             }
             let piece = piece_index(us, pm.piece);
+            let rows = ctx.history.quiet_rows(us, pm.from, piece, ctx.conts);
             for mv in pm {
                 let captured = if pm.piece == Piece::Pawn {
                     captured_piece(board, mv)
@@ -224,9 +225,7 @@ impl<'a> MovePicker<'a> {
                 } else if Some(mv) == counter {
                     COUNTER
                 } else {
-                    ctx.history.quiet(us, mv)
-                        + ctx.history.cont(ctx.conts[0], piece, mv.to as usize)
-                        + ctx.history.cont(ctx.conts[1], piece, mv.to as usize)
+                    rows.score(mv.to)
                 };
                 self.moves.push(ScoredMove {
                     mv,
