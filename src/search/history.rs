@@ -31,8 +31,7 @@ pub struct QuietRows<'a> {
 }
 
 impl QuietRows<'_> {
-    /// `quiet(color, mv) + cont(conts[0], piece, to) + cont(conts[1], piece, to)` for a
-    /// move of this piece to `to`.
+    /// [`History::quiet_score`] of this piece's move to `to`.
     #[inline]
     pub fn score(&self, to: cozy_chess::Square) -> i32 {
         let to = to as usize;
@@ -92,16 +91,14 @@ impl History {
             .clamp(-CORRECTION_LIMIT, CORRECTION_LIMIT);
     }
 
-    pub fn quiet(&self, color: Color, mv: Move) -> i32 {
-        self.butterfly[color as usize][mv.from as usize][mv.to as usize] as i32
+    /// A quiet move's history score: butterfly plus both continuation entries (the order
+    /// of the quiets and the late-move reductions both use it).
+    pub fn quiet_score(&self, color: Color, piece: usize, mv: Move, conts: [ContKey; 2]) -> i32 {
+        self.quiet_rows(color, mv.from, piece, conts).score(mv.to)
     }
 
-    pub fn cont(&self, key: ContKey, piece: usize, to: usize) -> i32 {
-        key.map_or(0, |(p, t)| self.continuation[p * 64 + t][piece][to] as i32)
-    }
-
-    /// The rows [`Self::quiet`] and [`Self::cont`] read for every move of one piece (from
-    /// one square), looked up once for all of its moves.
+    /// The rows [`Self::quiet_score`] reads, for every move of one piece (from one
+    /// square): the move picker looks them up once for all of that piece's moves.
     pub fn quiet_rows(
         &self,
         color: Color,

@@ -195,9 +195,7 @@ impl SearchThread<'_> {
             }
             let piece = piece_index(us, moving);
             let hist = if is_quiet {
-                self.history.quiet(us, mv)
-                    + self.history.cont(conts[0], piece, mv.to as usize)
-                    + self.history.cont(conts[1], piece, mv.to as usize)
+                self.history.quiet_score(us, piece, mv, conts)
             } else {
                 0
             };
