@@ -18,15 +18,17 @@ BARE=${BARE:-0}
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
 (( $# > 0 )) || { echo "usage: scripts/instructions.sh BIN..." >&2; exit 1; }
 
-# Instructions executed by a command (its output discarded).
+# Instructions executed by a command; its standard output goes to the file $OUTPUT.
+OUTPUT=$(mktemp)
+trap 'rm -f "$OUTPUT"' EXIT
 count() {
-  valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+  valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" 2>&1 >"$OUTPUT" |
     sed -n 's/.*I *refs: *//p' | tr -d ,
 }
 
 for bin in "$@"; do
-  nodes=$("$bin" bench "$DEPTH" | tail -1 | awk '{print $1}')
   full=$(count "$bin" bench "$DEPTH")
+  nodes=$(tail -1 "$OUTPUT" | awk '{print $1}')
   startup=$(count "$bin" bench 1)
   perft=$(count "$bin" perft "$PERFT_DEPTH")
   awk -v b="$bin" -v n="$nodes" -v f="$full" -v s="$startup" -v p="$perft" -v d="$DEPTH" -v pd="$PERFT_DEPTH" 'BEGIN {
