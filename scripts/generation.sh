@@ -66,7 +66,6 @@ RUN=target/$NAME
 RESULTS=docs/generations/$NAME.jsonl
 DATA_RECORD=docs/generations/$NAME-data.tsv
 mkdir -p "$RUN" docs/generations
-export GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296
 
 cargo build --release --quiet
 BIN=target/release/rookery

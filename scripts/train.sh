@@ -13,9 +13,6 @@ RUN=${RUN:-target/train-v2}
 HIDDEN=${HIDDEN:-256}
 EPOCHS=${EPOCHS:-10}
 mkdir -p "$RUN"
-# glibc keeps the large per-batch tensors in the heap instead of mmap'ing them each time
-# (cuts system time about tenfold).
-export GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296
 cargo build --release
 nice -n 10 target/release/rookery train \
   --data "$DATA"/sf15-n3000-part1.txt.gz "$DATA"/sf15-n3000-part2.txt.gz \
