@@ -476,12 +476,14 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
 /// serves blocks that large with `mmap` and unmaps them when freed (or trims the heap),
 /// so every step faulted its memory in again and the kernel zeroed it: a third of the
 /// training time went to page faults. Freed memory now stays in the heap for the next
-/// step. (Blocks over 32 MB, glibc's ceiling for this threshold, are still mapped.)
+/// step. Raising the mmap threshold is not enough: glibc caps it at 32 MiB, exactly the
+/// size of a [8192, 1024] f32 tensor (batch × both perspectives at H = 512), so mmap is
+/// switched off altogether (`M_MMAP_MAX` 0) and every block comes from the heap.
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets allocator thresholds; called before any training thread.
     unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_MMAP_MAX, 0);
         libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
     }
 }
