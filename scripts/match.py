@@ -79,6 +79,9 @@ class Match:
             parts.append("%g/move" % self.st.movetime)
         if self.st.nodes:
             parts.append("nodes=%d" % self.st.nodes)
+        for es in self.specs:
+            if es.nodes:
+                parts.append("%s:nodes=%d" % (es.name, es.nodes))
         if self.st.depth:
             parts.append("depth=%d" % self.st.depth)
         return " ".join(parts) if parts else "-"
@@ -418,6 +421,9 @@ ENGINE SPECS
     arg=A            extra command-line argument for the engine
     rating=R         known rating of this engine (used by --estimate)
     rookery=true     treat as a Rookery build (OwnBook handling below)
+    nodes=N          node limit per move for this engine alone, overriding --nodes
+                     (node odds, e.g. for nets of different speeds; cutechess-cli's
+                     per-engine nodes=N)
   Options can also be given with --option1/--option2 NAME=VALUE (repeatable) or
   --each NAME=VALUE (both engines). Precedence: preset < --each < spec < --optionN.
   Preset options (Threads, Hash) are only sent if the engine has that option;
@@ -590,8 +596,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 def run_match(args, parser) -> int:
     if len(args.engines) != 2:
         raise SetupError("need exactly two engine specs (got %d); see --help" % len(args.engines))
-    if not (args.tc or args.nodes or args.depth or args.movetime):
-        raise SetupError("give a time control: --tc, --nodes, --depth and/or --movetime")
+    specs = [parse_engine_spec(s) for s in args.engines]
+    if not (args.tc or args.nodes or args.depth or args.movetime or all(es.nodes for es in specs)):
+        raise SetupError("give a time control: --tc, --nodes, --depth and/or --movetime "
+                         "(or nodes=N in both engine specs)")
     if args.games is not None and args.rounds is not None:
         raise SetupError("give --games or --rounds, not both")
     if args.concurrency < 1:
@@ -611,7 +619,6 @@ def run_match(args, parser) -> int:
         raise SetupError("number of games must be positive")
     tc = TimeControl.parse(args.tc) if args.tc else None
 
-    specs = [parse_engine_spec(s) for s in args.engines]
     for es in specs:
         check_executable(es)
     if specs[0].name == specs[1].name:

@@ -6,17 +6,26 @@
 # nets of the same architecture; a net of another size needs the timed gate
 # (scripts/generation.sh) to count its speed. Results go to
 # docs/generations/$NAME-screen-$NODES-nodes.jsonl (one summary line per run).
-# Usage: NAME=rookery-gen6b-ft [NODES=15000] [GAMES=300] [SEED=n] scripts/screen.sh
+#
+# CAND_NODES gives the candidate its own budget (node odds): for a net of another width,
+# NODES × (its bench nps / the embedded net's bench nps, `rookery bench --net FILE`
+# measured on a quiet machine) plays both at about equal time while staying insensitive to
+# load, a cheap stand-in for the timed gate, which still decides. Its results go to
+# docs/generations/$NAME-screen-$NODES-vs-$CAND_NODES-nodes.jsonl.
+# Usage: NAME=rookery-gen6b-ft [NODES=15000] [CAND_NODES=n] [GAMES=300] [SEED=n] scripts/screen.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NAME=${NAME:?set NAME, the candidate in nets/}
 NODES=${NODES:-15000}
 GAMES=${GAMES:-300}
 SEED=${SEED:-$RANDOM}
+CAND_NODES=${CAND_NODES:-$NODES}
+RESULTS=docs/generations/$NAME-screen-$NODES-nodes.jsonl
+[[ $CAND_NODES == "$NODES" ]] || RESULTS=docs/generations/$NAME-screen-$NODES-vs-$CAND_NODES-nodes.jsonl
 NET=nets/$NAME.safetensors
 [[ -e $NET ]] || { echo "no $NET" >&2; exit 1; }
 cargo build --release --quiet
 BASE=$(sed -n 's/^pub const DEFAULT_NET_NAME: &str = "\(.*\)";/\1/p' src/eval/mod.rs)
-python3 scripts/match.py "rookery,name=$NAME,option.EvalFile=$PWD/$NET" "rookery,name=$BASE" \
+python3 scripts/match.py "rookery,name=$NAME,option.EvalFile=$PWD/$NET,nodes=$CAND_NODES" "rookery,name=$BASE" \
   --nodes "$NODES" --games "$GAMES" -c 2 --shuffle --seed "$SEED" \
-  --results "docs/generations/$NAME-screen-$NODES-nodes.jsonl" --engine-stderr discard
+  --results "$RESULTS" --engine-stderr discard

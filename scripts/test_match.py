@@ -239,7 +239,10 @@ def engine_specs():
     es = m.parse_engine_spec("python3 x/fake.py --mode slow,arg=--seed,arg=3,rating=1234")
     assert es.cmd == ["python3", "x/fake.py", "--mode", "slow", "--seed", "3"] and es.rating == 1234
     assert es.name == "fake.py"
-    for bad in ("stockfish:100", "stockfish:abc", "toga2,bogus=1", "toga2,noequals"):
+    assert m.parse_engine_spec("toga2,nodes=500").nodes == 500
+    assert m.parse_engine_spec("toga2").nodes is None
+    for bad in ("stockfish:100", "stockfish:abc", "toga2,bogus=1", "toga2,noequals", "toga2,nodes=0",
+                "toga2,nodes=x"):
         try:
             m.parse_engine_spec(bad)
         except m.SetupError:
@@ -343,6 +346,25 @@ def detects_time_forfeit():
     assert rc == 0, (rc, out, err)
     assert "slow: time forfeits 2," in " ".join(out.split()), out
     assert "loses on time" in out
+
+
+@game_test
+def per_engine_node_limit_overrides_nodes():
+    # Node odds: engine 1 is told nodes=7 in its spec, engine 2 gets the global --nodes 3.
+    with tempfile.TemporaryDirectory() as d:
+        logs = [os.path.join(d, "a.log"), os.path.join(d, "b.log")]
+        e1 = "%s %s --mode random --log %s,name=a,nodes=7" % (sys.executable, FAKE, logs[0])
+        e2 = "%s %s --mode random --log %s,name=b" % (sys.executable, FAKE, logs[1])
+        rc, out, err = run_cli(e1, e2, "--nodes", "3", "--games", "2", "--openings", "none", "--maxplies", "20")
+        assert rc == 0, (rc, out, err)
+        assert "a:nodes=7" in out, out
+        gos = [open(f).read().splitlines() for f in logs]
+        assert len(gos[0]) >= 10 and all(g == "go nodes 7" for g in gos[0]), gos[0][:3]
+        assert len(gos[1]) >= 10 and all(g == "go nodes 3" for g in gos[1]), gos[1][:3]
+        # With node limits in both specs no global limit is needed.
+        e2 += ",nodes=5"
+        rc, out, err = run_cli(e1, e2, "--games", "2", "--openings", "none", "--maxplies", "10")
+        assert rc == 0, (rc, out, err)
 
 
 @game_test

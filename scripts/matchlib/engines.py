@@ -60,6 +60,7 @@ class EngineSpec:
     soft_options: Dict[str, str] = field(default_factory=dict)  # only if the engine has them
     rating: Optional[float] = None
     is_rookery: bool = False
+    nodes: Optional[int] = None  # this engine's node limit per move, overriding --nodes
 
 
 def parse_engine_spec(spec: str) -> EngineSpec:
@@ -70,6 +71,7 @@ def parse_engine_spec(spec: str) -> EngineSpec:
     opts: Dict[str, str] = {}
     rating: Optional[float] = None
     is_rookery = False
+    nodes: Optional[int] = None
     if head.startswith("cmd="):
         head = head[4:]
     kind, _, arg = head.partition(":")
@@ -127,10 +129,17 @@ def parse_engine_spec(spec: str) -> EngineSpec:
             rating = float(value)
         elif key == "rookery":
             is_rookery = value.lower() in ("1", "true", "yes")
+        elif key == "nodes":
+            try:
+                nodes = int(value)
+            except ValueError:
+                nodes = 0
+            if nodes <= 0:
+                raise SetupError("bad node limit %r in %r (want a positive integer)" % (value, spec))
         else:
             raise SetupError("unknown engine spec key %r in %r" % (key, spec))
     return EngineSpec(spec=spec, cmd=cmd, name=name, options=opts, soft_options=soft, rating=rating,
-                      is_rookery=is_rookery)
+                      is_rookery=is_rookery, nodes=nodes)
 
 
 def check_executable(es: EngineSpec) -> None:

@@ -290,8 +290,8 @@ async def play_game(task: GameTask, engines: List[EngineHandle], specs: List[Eng
             if st.tc.moves:
                 limit.remaining_moves = st.tc.moves - (moves_done[color] % st.tc.moves)
             deadline = clock[color]
-        if st.nodes:
-            limit.nodes = st.nodes
+        if eng.spec.nodes or st.nodes:
+            limit.nodes = eng.spec.nodes or st.nodes
         if st.depth:
             limit.depth = st.depth
         if st.movetime:
