@@ -25,6 +25,10 @@ pub struct BenchArgs {
     /// Search threads (node counts are only deterministic with 1).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// Search with this net (safetensors) instead of the embedded one, e.g. to compare the
+    /// speed of nets of different widths; the node count then differs from `Bench:`.
+    #[arg(long)]
+    pub net: Option<String>,
 }
 
 /// Openings, middlegames with both kings castled or not, tactical positions and endgames
@@ -117,6 +121,10 @@ pub fn run(depth: i32, hash_mb: usize, threads: usize) -> (u64, u64) {
 }
 
 pub fn run_cli(args: &BenchArgs) -> Result<(), String> {
+    if let Some(net) = &args.net {
+        let description = crate::eval::load_eval_file(net)?;
+        println!("net: {description}");
+    }
     run(
         args.depth.unwrap_or(DEFAULT_DEPTH).clamp(1, 64),
         args.hash.max(1),

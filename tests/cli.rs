@@ -27,3 +27,35 @@ fn a_closed_output_pipe_ends_a_tool_quietly() {
         output.status
     );
 }
+
+/// `bench --net FILE` searches with another net (to compare nets' speeds); a file that is
+/// not a net is an error, not a silent bench with the embedded one.
+#[test]
+fn bench_searches_with_the_net_it_is_given() {
+    use std::process::Command;
+    let bench = |net: &str| {
+        Command::new(env!("CARGO_BIN_EXE_rookery"))
+            .args(["bench", "2", "--net", net])
+            .output()
+            .expect("rookery runs")
+    };
+    let net = concat!(env!("CARGO_MANIFEST_DIR"), "/nets/rookery-v1.safetensors");
+    let output = bench(net);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "stdout: {stdout}");
+    assert!(
+        stdout.lines().next().unwrap().contains("rookery-v1"),
+        "stdout: {stdout}"
+    );
+    let last = stdout.lines().last().unwrap();
+    assert!(
+        last.ends_with(" nps") && last.contains(" nodes "),
+        "last line: {last}"
+    );
+
+    let output = bench("/nonexistent/net.safetensors");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("cannot read EvalFile"), "stderr: {stderr}");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains(" nps"));
+}
