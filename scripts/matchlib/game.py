@@ -290,8 +290,9 @@ async def play_game(task: GameTask, engines: List[EngineHandle], specs: List[Eng
             if st.tc.moves:
                 limit.remaining_moves = st.tc.moves - (moves_done[color] % st.tc.moves)
             deadline = clock[color]
-        if eng.spec.nodes or st.nodes:
-            limit.nodes = eng.spec.nodes or st.nodes
+        nodes = eng.spec.nodes or st.nodes  # an engine's own limit (node odds) first
+        if nodes:
+            limit.nodes = nodes
         if st.depth:
             limit.depth = st.depth
         if st.movetime:
