@@ -29,6 +29,12 @@ impl<T: Copy, const N: usize> StackList<T, N> {
             self.len += 1;
         }
     }
+
+    /// Keeps the first `len` items (no-op if there are fewer).
+    #[inline]
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
 }
 
 impl<T: Copy, const N: usize> Default for StackList<T, N> {

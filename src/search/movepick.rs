@@ -10,11 +10,12 @@
 //!
 //! Quiescence (`noisy_only`, not in check) stops after stage 2 and the losing captures.
 
-use cozy_chess::{Board, Move, Piece, PieceMoves};
+use cozy_chess::{BitBoard, Board, Move, Piece, PieceMoves, Rank, Square};
 
 use super::history::{piece_index, ContKey, History};
 use super::movelist::{StackList, MAX_MOVES};
 use super::see::{piece_value, see_ge};
+use crate::chess::{is_castle, CheckInfo};
 
 const TT_SCORE: i32 = 1 << 30;
 const GOOD_CAPTURE: i32 = 1 << 28;
@@ -23,6 +24,9 @@ const KILLER_2: i32 = KILLER_1 - 1;
 const COUNTER: i32 = KILLER_1 - 2;
 const BAD_CAPTURE: i32 = -(1 << 28);
 const UNDER_PROMOTION: i32 = BAD_CAPTURE - 1000;
+
+/// The squares where a pawn promotes (either colour).
+const PROMOTION_RANKS: BitBoard = BitBoard(Rank::First.bitboard().0 | Rank::Eighth.bitboard().0);
 
 /// Quiet moves picked one at a time before the rest are sorted.
 const SELECT_QUIETS: usize = 3;
@@ -153,6 +157,9 @@ impl<'a> MovePicker<'a> {
     }
 
     /// Stage 2's moves, scored without their static exchange (checked when handed out).
+    /// Kept out of line, as is [`Self::generate_quiets`]: inlined, they made
+    /// `next_move`'s every call pay a large stack frame and copy the ordering context.
+    #[inline(never)]
     fn generate_noisy(&mut self, ctx: &OrderingContext) {
         let board = self.board;
         let us = board.side_to_move();
@@ -160,26 +167,27 @@ impl<'a> MovePicker<'a> {
         let keep = self.quiet_too;
         let tt_move = self.tt_move.map(|t| t.mv);
         let (moves, piece_moves) = (&mut self.moves, &mut self.piece_moves);
-        board.generate_moves(|mut pm| {
+        board.generate_moves(|pm| {
             if keep {
                 piece_moves.push(pm);
             }
-            // Pawns keep every target: en passant and promotions are sorted out below.
-            if pm.piece != Piece::Pawn {
-                pm.to &= them;
-            }
+            let from = pm.from;
             let piece = piece_index(us, pm.piece);
-            for mv in pm {
-                let captured = captured_piece(board, mv);
-                if !is_noisy(captured, mv) || Some(mv) == tt_move {
-                    continue;
+            let mut push = |to: Square, promotion: Option<Piece>, captured: Option<Piece>| {
+                let mv = Move {
+                    from,
+                    to,
+                    promotion,
+                };
+                if Some(mv) == tt_move {
+                    return;
                 }
-                let promo = mv.promotion.map_or(0, piece_value);
+                let promo = promotion.map_or(0, piece_value);
                 let score = match captured {
                     Some(victim) => {
                         piece_value(victim) * 16 - piece_value(pm.piece) / 16
                             + promo
-                            + ctx.history.capture(piece, mv.to as usize, victim)
+                            + ctx.history.capture(piece, to as usize, victim)
                     }
                     None => promo,
                 };
@@ -188,6 +196,35 @@ impl<'a> MovePicker<'a> {
                     score,
                     captured,
                 });
+            };
+            // Targets in ascending order and promotions as N, B, R, Q: the order cozy-chess
+            // iterates a `PieceMoves` in, which breaks ties between equal scores.
+            if pm.piece != Piece::Pawn {
+                for to in pm.to & them {
+                    push(to, None, board.piece_on(to));
+                }
+                return false;
+            }
+            // Pawns: captures (en passant is the diagonal step to an empty square) and
+            // every move to the last rank; plain pushes are quiet.
+            let diagonal = !from.file().bitboard();
+            for to in pm.to & (diagonal | PROMOTION_RANKS) {
+                let captured = if them.has(to) {
+                    board.piece_on(to)
+                } else if diagonal.has(to) {
+                    Some(Piece::Pawn)
+                } else {
+                    None
+                };
+                if PROMOTION_RANKS.has(to) {
+                    for promotion in [Piece::Knight, Piece::Bishop, Piece::Rook, Piece::Queen] {
+                        if captured.is_some() || promotion == Piece::Queen {
+                            push(to, Some(promotion), captured);
+                        }
+                    }
+                } else {
+                    push(to, None, captured);
+                }
             }
             false
         });
@@ -195,6 +232,7 @@ impl<'a> MovePicker<'a> {
     }
 
     /// Stage 3's moves, scored; handed out best first by [`Self::pop_best_quiet`].
+    #[inline(never)]
     fn generate_quiets(&mut self, ctx: &OrderingContext) {
         let board = self.board;
         let us = board.side_to_move();
@@ -339,6 +377,33 @@ impl<'a> MovePicker<'a> {
         }
     }
 
+    /// Drops the quiet moves not handed out yet that late-move or futility pruning would
+    /// skip anyway: all but those that give check, castling and under-promotions (the
+    /// search decides those as before). The rest keep the order they would have come in,
+    /// so the search is unchanged; it only stops paying a `next_move` call per skipped move.
+    pub fn skip_quiets(&mut self, checks: &CheckInfo) {
+        if self.stage != Stage::Quiets {
+            return;
+        }
+        let board = self.board;
+        if !self.quiets_sorted {
+            sort_descending_stable(&mut self.moves[self.cur..]);
+            self.quiets_sorted = true;
+        }
+        let mut kept = self.cur;
+        for i in self.cur..self.moves.len() {
+            let m = self.moves[i];
+            let keep = m.mv.promotion.is_some()
+                || is_castle(board, m.mv)
+                || checks.quiet_gives_check(board.piece_on(m.mv.from).unwrap_or(Piece::Pawn), m.mv);
+            if keep {
+                self.moves[kept] = m;
+                kept += 1;
+            }
+        }
+        self.moves.truncate(kept);
+    }
+
     /// Whether the position has no legal move at all (cheap: stops at the first one).
     pub fn is_empty(&self) -> bool {
         self.tt_move.is_none() && !self.board.generate_moves(|pm| !pm.to.is_empty())
@@ -464,6 +529,74 @@ mod tests {
         assert!(MovePicker::new(&mate, None, false).is_empty());
         let start = Board::default();
         assert!(!MovePicker::new(&start, None, false).is_empty());
+    }
+
+    /// After `skip_quiets`, the picker hands out exactly the moves the search would not
+    /// have skipped, in the same order: quiet checks, castling and under-promotions among
+    /// the quiets left, then the losing captures.
+    #[test]
+    fn skip_quiets_keeps_checks_castling_and_order() {
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/8/8/3n4/8/2B5/1q1PP3/R3K2R w KQkq - 0 1",
+            "4k3/1P6/8/8/3Q4/8/6N1/R3K3 w Q - 0 1",
+            "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 2 3",
+        ];
+        let history = History::default();
+        let ctx = OrderingContext {
+            history: &history,
+            killers: [None, None],
+            conts: [None, None],
+        };
+        let (mut checked_some, mut kept_quiet_check) = (false, false);
+        for fen in fens {
+            let board: Board = fen.parse().unwrap();
+            let checks = CheckInfo::new(&board);
+            let kept = |s: &ScoredMove| {
+                let quiet = s.captured.is_none() && s.mv.promotion.is_none();
+                let gives_check = {
+                    let mut child = board.clone();
+                    child.play_unchecked(s.mv);
+                    !child.checkers().is_empty()
+                };
+                !quiet || gives_check || crate::chess::is_castle(&board, s.mv)
+            };
+            let full = handed_out(&board, None, false);
+            let is_quiet_stage =
+                |s: &ScoredMove| s.score < GOOD_CAPTURE && !MovePicker::is_bad_capture(s.score);
+            for skip_after in 1..6 {
+                let mut picker = MovePicker::new(&board, None, false);
+                let mut got = Vec::new();
+                let mut quiets = 0;
+                while let Some(s) = picker.next_move(&ctx) {
+                    got.push(s.mv);
+                    if is_quiet_stage(&s) && s.mv.promotion.is_none() {
+                        quiets += 1;
+                        if quiets == skip_after {
+                            picker.skip_quiets(&checks);
+                            break;
+                        }
+                    }
+                }
+                let n = got.len();
+                got.extend(std::iter::from_fn(|| picker.next_move(&ctx)).map(|s| s.mv));
+                let expected: Vec<Move> = full[..n]
+                    .iter()
+                    .map(|s| s.mv)
+                    .chain(full[n..].iter().filter(|s| kept(s)).map(|s| s.mv))
+                    .collect();
+                checked_some |= full[n..].iter().any(|s| !kept(s));
+                kept_quiet_check |= full[n..]
+                    .iter()
+                    .any(|s| kept(s) && s.captured.is_none() && s.mv.promotion.is_none());
+                assert_eq!(got, expected, "{fen}, skipping after {skip_after} quiets");
+            }
+        }
+        assert!(checked_some, "no position had a quiet move to skip");
+        assert!(
+            kept_quiet_check,
+            "no position kept a quiet check or castling"
+        );
     }
 
     /// Sorting the rest of the quiets after a few picks hands them out in exactly the

@@ -209,6 +209,7 @@ impl SearchThread<'_> {
                         && quiets_tried.len() as i32 >= lmp_limit
                     {
                         skip_quiets = true;
+                        picker.skip_quiets(&check_info);
                         continue;
                     }
                     if !gives_check
@@ -217,6 +218,7 @@ impl SearchThread<'_> {
                         && eval + FP_BASE + FP_PER_DEPTH * depth <= alpha
                     {
                         skip_quiets = true;
+                        picker.skip_quiets(&check_info);
                         continue;
                     }
                     if depth <= SEE_MAX_DEPTH && !see_ge(board, mv, SEE_QUIET_MARGIN * depth) {
