@@ -152,10 +152,6 @@ impl<'a> MovePicker<'a> {
         }
     }
 
-    fn is_tt_move(&self, mv: Move) -> bool {
-        self.tt_move.is_some_and(|t| t.mv == mv)
-    }
-
     /// Stage 2's moves, scored without their static exchange (checked when handed out).
     /// Kept out of line, as is [`Self::generate_quiets`]: inlined, they made
     /// `next_move`'s every call pay a large stack frame and copy the ordering context.
@@ -236,26 +232,55 @@ impl<'a> MovePicker<'a> {
     fn generate_quiets(&mut self, ctx: &OrderingContext) {
         let board = self.board;
         let us = board.side_to_move();
-        let empty = !board.occupied();
+        // Empty squares, and our own pieces: castling's rook square.
+        let targets = !board.occupied() | board.colors(us);
         let counter = ctx.history.counter(ctx.conts[0]);
-        for i in 0..self.piece_moves.len() {
-            let mut pm = self.piece_moves[i];
-            if pm.piece != Piece::Pawn {
-                pm.to &= empty | board.colors(us); // our own pieces: castling's rook square
-            }
-            let piece = piece_index(us, pm.piece);
-            let rows = ctx.history.quiet_rows(us, pm.from, piece, ctx.conts);
-            for mv in pm {
-                let captured = if pm.piece == Piece::Pawn {
-                    captured_piece(board, mv)
-                } else {
-                    None
-                };
-                if is_noisy(captured, mv) || self.is_tt_move(mv) {
+        let tt_move = self.tt_move.map(|t| t.mv);
+        // The moves not scored by history (or skipped: the TT move). Most pieces have none
+        // of them, and only their moves are compared with these.
+        let special = [tt_move, ctx.killers[0], ctx.killers[1], counter];
+        let moves = &mut self.moves;
+        for pm in self.piece_moves.iter() {
+            let from = pm.from;
+            let rows = ctx
+                .history
+                .quiet_rows(us, from, piece_index(us, pm.piece), ctx.conts);
+            let compare = special.iter().flatten().any(|m| m.from == from);
+            // In cozy-chess's order (ascending squares; promotions N, B, R), as in
+            // `generate_noisy`. A pawn's quiet moves are its pushes (a queen is noisy).
+            let pawn = pm.piece == Piece::Pawn;
+            let to_squares = if pawn {
+                pm.to & from.file().bitboard()
+            } else {
+                pm.to & targets
+            };
+            for to in to_squares {
+                if pawn && PROMOTION_RANKS.has(to) {
+                    for promotion in [Piece::Knight, Piece::Bishop, Piece::Rook] {
+                        let mv = Move {
+                            from,
+                            to,
+                            promotion: Some(promotion),
+                        };
+                        if Some(mv) != tt_move {
+                            moves.push(ScoredMove {
+                                mv,
+                                score: UNDER_PROMOTION, // rarely right
+                                captured: None,
+                            });
+                        }
+                    }
                     continue;
                 }
-                let score = if mv.promotion.is_some() {
-                    UNDER_PROMOTION // rarely right
+                let mv = Move {
+                    from,
+                    to,
+                    promotion: None,
+                };
+                let score = if !compare {
+                    rows.score(to)
+                } else if Some(mv) == tt_move {
+                    continue;
                 } else if Some(mv) == ctx.killers[0] {
                     KILLER_1
                 } else if Some(mv) == ctx.killers[1] {
@@ -263,9 +288,9 @@ impl<'a> MovePicker<'a> {
                 } else if Some(mv) == counter {
                     COUNTER
                 } else {
-                    rows.score(mv.to)
+                    rows.score(to)
                 };
-                self.moves.push(ScoredMove {
+                moves.push(ScoredMove {
                     mv,
                     score,
                     captured: None,
