@@ -10,7 +10,10 @@
 //!
 //! Quiescence (`noisy_only`, not in check) stops after stage 2 and the losing captures.
 
-use cozy_chess::{BitBoard, Board, Move, Piece, PieceMoves, Rank, Square};
+use cozy_chess::{
+    get_bishop_moves, get_king_moves, get_knight_moves, get_line_rays, get_pawn_attacks,
+    get_pawn_quiets, get_rook_moves, BitBoard, Board, Move, Piece, PieceMoves, Rank, Square,
+};
 
 use super::history::{piece_index, ContKey, History};
 use super::movelist::{StackList, MAX_MOVES};
@@ -105,6 +108,87 @@ fn is_noisy(captured: Option<Piece>, mv: Move) -> bool {
     captured.is_some() || mv.promotion == Some(Piece::Queen)
 }
 
+/// The legal captures, en-passant captures and promotions of a position that is not in
+/// check, listed as cozy-chess's `generate_moves` would list them (the same pieces in the
+/// same order, each piece's targets cut down to those moves), without the cost of the
+/// quiet moves: the king's safety is tested only where it could capture, castling not at
+/// all. Quiescence's generator; a pawn's pushes to the last rank include under-promotions.
+fn legal_noisy_moves(board: &Board, mut listener: impl FnMut(PieceMoves)) {
+    debug_assert!(board.checkers().is_empty());
+    let us = board.side_to_move();
+    let them = board.colors(!us);
+    let occupied = board.occupied();
+    let king = board.king(us);
+    let pinned = board.pinned();
+    let mut emit = |piece: Piece, from: Square, to: BitBoard| {
+        if !to.is_empty() {
+            listener(PieceMoves { piece, from, to });
+        }
+    };
+    let pawns = board.colored_pieces(us, Piece::Pawn);
+    let pawn_targets = |from: Square| {
+        (get_pawn_quiets(from, us, occupied) & PROMOTION_RANKS)
+            | (get_pawn_attacks(from, us) & them)
+    };
+    for from in pawns & !pinned {
+        emit(Piece::Pawn, from, pawn_targets(from));
+    }
+    for from in pawns & pinned {
+        emit(
+            Piece::Pawn,
+            from,
+            pawn_targets(from) & get_line_rays(king, from),
+        );
+    }
+    if let Some(file) = board.en_passant() {
+        let to = Square::new(file, Rank::Third.relative_to(!us));
+        for from in get_pawn_attacks(to, !us) & pawns {
+            let mv = Move {
+                from,
+                to,
+                promotion: None,
+            };
+            if board.is_legal(mv) {
+                emit(Piece::Pawn, from, to.bitboard());
+            }
+        }
+    }
+    for from in board.colored_pieces(us, Piece::Knight) & !pinned {
+        emit(Piece::Knight, from, get_knight_moves(from) & them);
+    }
+    type Slider = fn(Square, BitBoard) -> BitBoard;
+    let queen_moves: Slider = |sq, occ| get_bishop_moves(sq, occ) | get_rook_moves(sq, occ);
+    for (piece, moves) in [
+        (Piece::Bishop, get_bishop_moves as Slider),
+        (Piece::Rook, get_rook_moves as Slider),
+        (Piece::Queen, queen_moves),
+    ] {
+        let pieces = board.colored_pieces(us, piece);
+        for from in pieces & !pinned {
+            emit(piece, from, moves(from, occupied) & them);
+        }
+        for from in pieces & pinned {
+            emit(
+                piece,
+                from,
+                moves(from, occupied) & them & get_line_rays(king, from),
+            );
+        }
+    }
+    let mut king_targets = BitBoard::EMPTY;
+    for to in get_king_moves(king) & them {
+        let mv = Move {
+            from: king,
+            to,
+            promotion: None,
+        };
+        if board.is_legal(mv) {
+            king_targets |= to.bitboard();
+        }
+    }
+    emit(Piece::King, king, king_targets);
+}
+
 pub struct OrderingContext<'a> {
     pub history: &'a History,
     pub killers: [Option<Move>; 2],
@@ -163,7 +247,7 @@ impl<'a> MovePicker<'a> {
         let keep = self.quiet_too;
         let tt_move = self.tt_move.map(|t| t.mv);
         let (moves, piece_moves) = (&mut self.moves, &mut self.piece_moves);
-        board.generate_moves(|pm| {
+        let mut on_piece = |pm: PieceMoves| {
             if keep {
                 piece_moves.push(pm);
             }
@@ -199,7 +283,7 @@ impl<'a> MovePicker<'a> {
                 for to in pm.to & them {
                     push(to, None, board.piece_on(to));
                 }
-                return false;
+                return;
             }
             // Pawns: captures (en passant is the diagonal step to an empty square) and
             // every move to the last rank; plain pushes are quiet.
@@ -222,8 +306,15 @@ impl<'a> MovePicker<'a> {
                     push(to, None, captured);
                 }
             }
-            false
-        });
+        };
+        if keep {
+            board.generate_moves(|pm| {
+                on_piece(pm);
+                false
+            });
+        } else {
+            legal_noisy_moves(board, on_piece);
+        }
         self.noisy_end = self.moves.len();
     }
 
@@ -554,6 +645,74 @@ mod tests {
         assert!(MovePicker::new(&mate, None, false).is_empty());
         let start = Board::default();
         assert!(!MovePicker::new(&start, None, false).is_empty());
+    }
+
+    /// Quiescence's generator lists exactly the noisy moves of cozy-chess's full
+    /// generator, in the same order, on positions from random games (captures,
+    /// promotions, en passant, pins and castling rights all come up), and on positions
+    /// chosen for en passant into a pin and a king that can capture only a guarded piece.
+    #[test]
+    fn legal_noisy_moves_match_the_full_generator() {
+        use rand::seq::SliceRandom;
+        use rand::SeedableRng;
+        let noisy_of = |board: &Board, pms: Vec<PieceMoves>| -> Vec<Move> {
+            pms.into_iter()
+                .flatten()
+                .filter(|&mv| is_noisy(captured_piece(board, mv), mv))
+                .collect()
+        };
+        let mut boards: Vec<Board> = [
+            "8/8/8/KPp4r/8/8/8/4k3 w - c6 0 2",
+            "8/8/3k4/8/2pP4/8/8/K5B1 b - d3 0 1",
+            "4k3/8/8/8/8/3r4/3n4/4K3 w - - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "1r2k3/P1P5/8/8/8/8/5p1p/K5R1 w - - 0 1",
+        ]
+        .iter()
+        .map(|f| f.parse().unwrap())
+        .collect();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        for _ in 0..60 {
+            let mut board = Board::default();
+            for _ in 0..200 {
+                let mut legal = Vec::new();
+                board.generate_moves(|pm| {
+                    legal.extend(pm);
+                    false
+                });
+                let Some(&mv) = legal.choose(&mut rng) else {
+                    break;
+                };
+                board.play_unchecked(mv);
+                boards.push(board.clone());
+            }
+        }
+        let (mut compared, mut with_noisy) = (0, 0);
+        for board in boards.iter().filter(|b| b.checkers().is_empty()) {
+            let mut full = Vec::new();
+            board.generate_moves(|pm| {
+                full.push(pm);
+                false
+            });
+            let mut fast = Vec::new();
+            legal_noisy_moves(board, |pm| fast.push(pm));
+            let (expected, got) = (noisy_of(board, full), noisy_of(board, fast.clone()));
+            assert_eq!(got, expected, "{board}");
+            // Nothing else either: every listed move is legal and noisy or a promotion.
+            for mv in fast.into_iter().flatten() {
+                assert!(board.is_legal(mv), "{board}: {mv} is not legal");
+                assert!(
+                    is_noisy(captured_piece(board, mv), mv) || mv.promotion.is_some(),
+                    "{board}: {mv} is quiet"
+                );
+            }
+            compared += 1;
+            with_noisy += !expected.is_empty() as usize;
+        }
+        assert!(
+            compared > 5_000 && with_noisy > 2_000,
+            "{compared} / {with_noisy}"
+        );
     }
 
     /// After `skip_quiets`, the picker hands out exactly the moves the search would not
