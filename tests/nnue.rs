@@ -165,6 +165,30 @@ fn mirrored_incremental_matches_refresh_in_random_games() {
     assert!(seen.king_crossings > 100, "{seen:?}");
 }
 
+/// Moves after which a piece kind covers the same squares as before, one of them now of
+/// the other colour: a promotion capturing a piece of the kind it promotes to. (An
+/// accumulator update that skipped unchanged kinds by their squares alone missed these.)
+#[test]
+fn promotion_capturing_its_own_kind_matches_refresh() {
+    for net in [default_net(), mirrored_net()] {
+        let mut ev = fresh_eval(&net);
+        for (fen, uci) in [
+            ("1q2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a7b8q"),
+            ("1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a7b8n"),
+            ("4k3/8/8/8/8/8/p7/1R2K3 b - - 0 1", "a2b1r"),
+            ("4k3/8/8/8/8/8/p7/1B2K3 b - - 0 1", "a2b1b"),
+        ] {
+            let before: Board = fen.parse().expect("test FEN");
+            let mv = rookery::chess::parse_uci_move(&before, uci).expect("legal test move");
+            ev.reset_keep_network(&before);
+            let mut after = before.clone();
+            after.play_unchecked(mv);
+            ev.push(&before, mv, &after);
+            check_acc(&mut ev, &net, &after, &format!("{uci} from {fen}"));
+        }
+    }
+}
+
 fn random_games_match_refresh(net: Arc<Network>) -> Seen {
     let mut rng = StdRng::seed_from_u64(7);
     let mut seen = Seen::default();

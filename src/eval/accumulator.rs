@@ -207,8 +207,16 @@ impl AccStack {
             d.sub.n = 0;
             d.rebuild = false;
         }
-        for color in [Color::White, Color::Black] {
-            for piece in Piece::ALL {
+        // A move changes one to three piece kinds. A kind whose squares stayed the same
+        // changed only if one of them changed colour (a promotion capturing a piece of the
+        // kind it promotes to).
+        let recoloured = before.colors(Color::White) ^ after.colors(Color::White);
+        for piece in Piece::ALL {
+            let squares = before.pieces(piece);
+            if squares == after.pieces(piece) && (squares & recoloured).is_empty() {
+                continue;
+            }
+            for color in [Color::White, Color::Black] {
                 let b = before.colored_pieces(color, piece);
                 let a = after.colored_pieces(color, piece);
                 if a == b {
@@ -232,10 +240,20 @@ impl AccStack {
                 }
             }
         }
-        let (wb, wa) = (
-            aux_bits(before, Color::White),
-            aux_bits(after, Color::White),
-        );
+        // Castling rights and the en-passant file: most moves change neither.
+        let aux_may_change = before.en_passant().is_some()
+            || after.en_passant().is_some()
+            || [Color::White, Color::Black]
+                .into_iter()
+                .any(|c| before.castle_rights(c) != after.castle_rights(c));
+        let (wb, wa) = if aux_may_change {
+            (
+                aux_bits(before, Color::White),
+                aux_bits(after, Color::White),
+            )
+        } else {
+            (0, 0)
+        };
         if wb != wa {
             let views = [(wb, wa), (black_view(wb), black_view(wa))];
             for (d, &(ab, aa)) in delta.iter_mut().zip(&views) {
