@@ -8,7 +8,9 @@
 //!    captures are exhausted: killers, the counter move, then by history;
 //! 4. the losing captures set aside in stage 2.
 //!
-//! Quiescence (`noisy_only`, not in check) stops after stage 2 and the losing captures.
+//! Quiescence (`noisy_only`, not in check) stops after stage 2 and the losing captures,
+//! and generates only its noisy moves (`legal_noisy_moves`). Once the search prunes the
+//! quiets, [`MovePicker::skip_quiets`] drops those it would skip.
 
 use cozy_chess::{
     get_bishop_moves, get_king_moves, get_knight_moves, get_line_rays, get_pawn_attacks,
