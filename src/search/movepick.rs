@@ -20,7 +20,7 @@ use cozy_chess::{
 use super::history::{piece_index, ContKey, History};
 use super::movelist::{StackList, MAX_MOVES};
 use super::see::{piece_value, see_ge};
-use crate::chess::{is_castle, CheckInfo};
+use crate::chess::CheckInfo;
 
 const TT_SCORE: i32 = 1 << 30;
 const GOOD_CAPTURE: i32 = 1 << 28;
@@ -509,11 +509,13 @@ impl<'a> MovePicker<'a> {
             self.quiets_sorted = true;
         }
         let mut kept = self.cur;
+        let ours = board.colors(board.side_to_move());
         for i in self.cur..self.moves.len() {
             let m = self.moves[i];
-            let keep = m.mv.promotion.is_some()
-                || is_castle(board, m.mv)
-                || checks.quiet_gives_check(board.piece_on(m.mv.from).unwrap_or(Piece::Pawn), m.mv);
+            let piece = board.piece_on(m.mv.from).unwrap_or(Piece::Pawn);
+            // Castling is the king taking its own rook (`chess::is_castle`).
+            let castle = piece == Piece::King && ours.has(m.mv.to);
+            let keep = m.mv.promotion.is_some() || castle || checks.quiet_gives_check(piece, m.mv);
             if keep {
                 self.moves[kept] = m;
                 kept += 1;
@@ -677,12 +679,7 @@ mod tests {
         for _ in 0..60 {
             let mut board = Board::default();
             for _ in 0..200 {
-                let mut legal = Vec::new();
-                board.generate_moves(|pm| {
-                    legal.extend(pm);
-                    false
-                });
-                let Some(&mv) = legal.choose(&mut rng) else {
+                let Some(&mv) = legal(&board).choose(&mut rng) else {
                     break;
                 };
                 board.play_unchecked(mv);
