@@ -8,19 +8,19 @@
 //! together). A node cut off before its evaluation is needed — a TT cutoff, a pruned
 //! move, a null-move search answered from the table — never pays for the update.
 //!
-//! Changes are found by comparing the boards, not by decoding the move: for each of the
-//! 12 (colour, piece) bitboards, squares set only after the move are added and squares set
-//! only before are removed. That covers quiet moves, captures, promotions, castling in
-//! the king-takes-rook encoding (including Chess960) and en passant (the captured pawn is
-//! not on the destination square) with one code path. Castling rights and the en-passant
-//! file are compared the same way. The side-to-move and halfmove-clock features are not
-//! in the accumulator (see `network`).
+//! Changes are read from the move and the board before it (the moved piece, a capture,
+//! en passant's pawn beside the destination, a promotion, castling in the king-takes-rook
+//! encoding with Chess960's squares): a few piece lookups, where comparing the twelve
+//! bitboards of the two boards cost ~360 instructions a push. That comparison stays as
+//! the definition: debug builds (every test) check each decoded move against it.
+//! Castling rights and the en-passant file are compared between the boards. The
+//! side-to-move and halfmove-clock features are not in the accumulator (see `network`).
 //!
 //! With a horizontally mirrored net (`features::mirrored`), a perspective whose king
 //! crosses between files d and e sees every feature change: its accumulator is rebuilt
 //! from the bias and the new position's features instead (a king move, so rare).
 
-use cozy_chess::{Board, Color, Piece};
+use cozy_chess::{Board, Color, File, Move, Piece, Square};
 
 use super::features::{self, aux_bits, black_view, mirror_feature, mirrored, piece_index, STM};
 use super::network::Quantised;
@@ -49,6 +49,9 @@ pub struct AccStack {
     feats: Vec<u16>,
     /// Per slot: whether `data` holds its accumulators.
     fresh: Vec<bool>,
+    /// Per slot and perspective (White, Black): whether a mirrored net sees the board
+    /// mirrored (the king on files a–d). Only a king move changes it.
+    mirror: Vec<[bool; 2]>,
     ply: usize,
 }
 
@@ -118,6 +121,7 @@ impl AccStack {
             rebuilds: vec![[NO_REBUILD; 2]; STACK_PLIES + 1],
             feats: Vec::with_capacity(features::MAX_ACTIVE),
             fresh: vec![false; STACK_PLIES + 1],
+            mirror: vec![[false; 2]; STACK_PLIES + 1],
             ply: 0,
         }
     }
@@ -189,86 +193,74 @@ impl AccStack {
         refresh_with(self.path, q, board, Color::White, w);
         refresh_with(self.path, q, board, Color::Black, b);
         self.fresh[0] = true;
+        self.mirror[0] = [Color::White, Color::Black].map(|c| mirrored(board, c));
     }
 
-    /// Records the changes `before` → `after` as slot `ply + 1` (computed when needed).
-    pub fn push(&mut self, before: &Board, after: &Board) {
+    /// Records the changes of `mv`, which took `before` to `after`, as slot `ply + 1`
+    /// (computed when needed).
+    pub fn push(&mut self, before: &Board, mv: Move, after: &Board) {
+        let slot = self.begin_slot();
+        let delta = &mut self.changes[slot];
+        let king_moved = record_move(delta, before, mv);
+        debug_assert!(
+            same_net_changes(delta, &{
+                let mut by_diff = [NO_CHANGE; 2];
+                record_board_diff(&mut by_diff, before, after);
+                by_diff
+            }),
+            "decoding {mv} on {before} disagrees with the board difference"
+        );
+        record_aux(delta, before, after);
+        self.finish_slot(after, king_moved);
+    }
+
+    /// Records a null move (`before` → `after`, the same pieces) as slot `ply + 1`:
+    /// only an en-passant file can change.
+    pub fn push_null(&mut self, before: &Board, after: &Board) {
+        let slot = self.begin_slot();
+        record_aux(&mut self.changes[slot], before, after);
+        self.finish_slot(after, false);
+    }
+
+    /// Grows the stack if needed and clears slot `ply + 1`'s change lists.
+    #[inline]
+    fn begin_slot(&mut self) -> usize {
         if self.ply + 2 > self.fresh.len() {
             let slots = self.fresh.len() * 2;
             self.data.resize(slots * 2 * self.hidden, 0);
             self.changes.resize(slots, [NO_CHANGE; 2]);
             self.rebuilds.resize(slots, [NO_REBUILD; 2]);
             self.fresh.resize(slots, false);
+            self.mirror.resize(slots, [false; 2]);
         }
         // Written in place: only the counts need clearing.
-        let delta = &mut self.changes[self.ply + 1];
-        for d in delta.iter_mut() {
+        for d in self.changes[self.ply + 1].iter_mut() {
             d.add.n = 0;
             d.sub.n = 0;
             d.rebuild = false;
         }
-        // A move changes one to three piece kinds. A kind whose squares stayed the same
-        // changed only if one of them changed colour (a promotion capturing a piece of the
-        // kind it promotes to).
-        let recoloured = before.colors(Color::White) ^ after.colors(Color::White);
-        for piece in Piece::ALL {
-            let squares = before.pieces(piece);
-            if squares == after.pieces(piece) && (squares & recoloured).is_empty() {
-                continue;
-            }
-            for color in [Color::White, Color::Black] {
-                let b = before.colored_pieces(color, piece);
-                let a = after.colored_pieces(color, piece);
-                if a == b {
-                    continue;
-                }
-                for sq in a & !b {
-                    delta[0]
-                        .add
-                        .push(piece_index(Color::White, color, piece, sq));
-                    delta[1]
-                        .add
-                        .push(piece_index(Color::Black, color, piece, sq));
-                }
-                for sq in b & !a {
-                    delta[0]
-                        .sub
-                        .push(piece_index(Color::White, color, piece, sq));
-                    delta[1]
-                        .sub
-                        .push(piece_index(Color::Black, color, piece, sq));
-                }
-            }
-        }
-        // Castling rights and the en-passant file: most moves change neither.
-        let aux_may_change = before.en_passant().is_some()
-            || after.en_passant().is_some()
-            || [Color::White, Color::Black]
-                .into_iter()
-                .any(|c| before.castle_rights(c) != after.castle_rights(c));
-        let (wb, wa) = if aux_may_change {
-            (
-                aux_bits(before, Color::White),
-                aux_bits(after, Color::White),
-            )
-        } else {
-            (0, 0)
-        };
-        if wb != wa {
-            let views = [(wb, wa), (black_view(wb), black_view(wa))];
-            for (d, &(ab, aa)) in delta.iter_mut().zip(&views) {
-                for i in 0..13 {
-                    let bit = 1u32 << i;
-                    if aa & bit != 0 && ab & bit == 0 {
-                        d.add.push(STM + i);
-                    } else if ab & bit != 0 && aa & bit == 0 {
-                        d.sub.push(STM + i);
-                    }
-                }
-            }
-        }
+        self.ply + 1
+    }
+
+    /// Mirrors the recorded changes where a perspective needs it and makes the slot
+    /// current (stale until evaluated). `king_moved`: the move was a king's (castling
+    /// included), the only kind that can change a perspective's mirroring.
+    #[inline]
+    fn finish_slot(&mut self, after: &Board, king_moved: bool) {
         if self.mirroring {
-            self.orient(before, after);
+            let slot = self.ply + 1;
+            let was = self.mirror[self.ply];
+            let now = if king_moved {
+                [Color::White, Color::Black].map(|c| mirrored(after, c))
+            } else {
+                was
+            };
+            debug_assert_eq!(
+                now,
+                [Color::White, Color::Black].map(|c| mirrored(after, c))
+            );
+            self.mirror[slot] = now;
+            self.orient(slot, was, now, after);
         }
         self.ply += 1;
         self.fresh[self.ply] = false;
@@ -277,12 +269,10 @@ impl AccStack {
     /// Turns the unmirrored changes just recorded for slot `ply + 1` into what each
     /// perspective sees: mirrored where its king is on files a–d, or a rebuild where the
     /// king crossed between files d and e.
-    fn orient(&mut self, before: &Board, after: &Board) {
-        let slot = self.ply + 1;
+    fn orient(&mut self, slot: usize, was: [bool; 2], now: [bool; 2], after: &Board) {
         for (k, persp) in [Color::White, Color::Black].into_iter().enumerate() {
-            let now = mirrored(after, persp);
             let delta = &mut self.changes[slot][k];
-            if mirrored(before, persp) != now {
+            if was[k] != now[k] {
                 delta.rebuild = true;
                 let feats = &mut self.feats;
                 feats.clear();
@@ -291,7 +281,7 @@ impl AccStack {
                 let all = &mut self.rebuilds[slot][k];
                 all.n = feats.len() as u8;
                 all.idx[..feats.len()].copy_from_slice(feats);
-            } else if now {
+            } else if now[k] {
                 for changes in [&mut delta.add, &mut delta.sub] {
                     let n = changes.n as usize;
                     for f in &mut changes.idx[..n] {
@@ -306,6 +296,138 @@ impl AccStack {
     pub fn pop(&mut self) {
         debug_assert!(self.ply > 0, "pop without push");
         self.ply = self.ply.saturating_sub(1);
+    }
+}
+
+/// Adds (`on`) or removes one piece feature, for both perspectives (unmirrored).
+#[inline(always)]
+fn record_piece(delta: &mut [Delta; 2], on: bool, color: Color, piece: Piece, sq: Square) {
+    let (white, black) = (
+        piece_index(Color::White, color, piece, sq),
+        piece_index(Color::Black, color, piece, sq),
+    );
+    if on {
+        delta[0].add.push(white);
+        delta[1].add.push(black);
+    } else {
+        delta[0].sub.push(white);
+        delta[1].sub.push(black);
+    }
+}
+
+/// The piece features `mv` changes, read from the move and the board before it (as
+/// Stockfish's "dirty pieces"): the mover leaves `from` and arrives (promoted, perhaps)
+/// on `to`; a captured piece leaves `to`, or the square behind it for en passant;
+/// castling, encoded as the king taking its own rook, moves both to their standard
+/// squares (the same in Chess960), skipping a piece that stays where it is. Returns
+/// whether the king moved.
+#[inline]
+fn record_move(delta: &mut [Delta; 2], before: &Board, mv: Move) -> bool {
+    let us = before.side_to_move();
+    let Some(moved) = before.piece_on(mv.from) else {
+        debug_assert!(false, "no piece on {} for {mv}", mv.from);
+        return false;
+    };
+    if moved == Piece::King && before.colors(us).has(mv.to) {
+        let rank = mv.from.rank();
+        let (king_file, rook_file) = if mv.to.file() > mv.from.file() {
+            (File::G, File::F)
+        } else {
+            (File::C, File::D)
+        };
+        for (piece, from, to) in [
+            (Piece::King, mv.from, Square::new(king_file, rank)),
+            (Piece::Rook, mv.to, Square::new(rook_file, rank)),
+        ] {
+            if from != to {
+                record_piece(delta, false, us, piece, from);
+                record_piece(delta, true, us, piece, to);
+            }
+        }
+        return true;
+    }
+    record_piece(delta, false, us, moved, mv.from);
+    record_piece(delta, true, us, mv.promotion.unwrap_or(moved), mv.to);
+    if let Some(victim) = before.piece_on(mv.to) {
+        record_piece(delta, false, !us, victim, mv.to);
+    } else if moved == Piece::Pawn && mv.from.file() != mv.to.file() {
+        // En passant: the captured pawn stands beside the mover's starting square.
+        record_piece(
+            delta,
+            false,
+            !us,
+            Piece::Pawn,
+            Square::new(mv.to.file(), mv.from.rank()),
+        );
+    }
+    moved == Piece::King
+}
+
+/// The piece features that differ between two boards, found by comparing their
+/// bitboards: the definition `record_move` must agree with (checked in debug builds).
+fn record_board_diff(delta: &mut [Delta; 2], before: &Board, after: &Board) {
+    for piece in Piece::ALL {
+        for color in [Color::White, Color::Black] {
+            let b = before.colored_pieces(color, piece);
+            let a = after.colored_pieces(color, piece);
+            for sq in a & !b {
+                record_piece(delta, true, color, piece, sq);
+            }
+            for sq in b & !a {
+                record_piece(delta, false, color, piece, sq);
+            }
+        }
+    }
+}
+
+/// Whether two sets of recorded changes have the same net effect on the accumulator (an
+/// add and a subtraction of the same feature cancel).
+fn same_net_changes(x: &[Delta; 2], y: &[Delta; 2]) -> bool {
+    let net = |d: &Delta| {
+        let mut v: Vec<(u16, i32)> = Vec::new();
+        for (list, sign) in [(&d.add, 1), (&d.sub, -1)] {
+            for &f in list.as_slice() {
+                match v.iter_mut().find(|(g, _)| *g == f) {
+                    Some((_, n)) => *n += sign,
+                    None => v.push((f, sign)),
+                }
+            }
+        }
+        v.retain(|&(_, n)| n != 0);
+        v.sort_unstable();
+        v
+    };
+    (0..2).all(|k| net(&x[k]) == net(&y[k]))
+}
+
+/// Castling rights and the en-passant file: most moves change neither.
+#[inline]
+fn record_aux(delta: &mut [Delta; 2], before: &Board, after: &Board) {
+    let may_change = before.en_passant().is_some()
+        || after.en_passant().is_some()
+        || [Color::White, Color::Black]
+            .into_iter()
+            .any(|c| before.castle_rights(c) != after.castle_rights(c));
+    if !may_change {
+        return;
+    }
+    let (wb, wa) = (
+        aux_bits(before, Color::White),
+        aux_bits(after, Color::White),
+    );
+    if wb == wa {
+        return;
+    }
+    let views = [(wb, wa), (black_view(wb), black_view(wa))];
+    for (d, &(ab, aa)) in delta.iter_mut().zip(&views) {
+        for i in 0..13 {
+            let bit = 1u32 << i;
+            if aa & bit != 0 && ab & bit == 0 {
+                d.add.push(STM + i);
+            } else if ab & bit != 0 && aa & bit == 0 {
+                d.sub.push(STM + i);
+            }
+        }
     }
 }
 

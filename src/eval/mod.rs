@@ -175,14 +175,14 @@ impl Evaluator {
 
     /// Called after `mv` took `before` to `after`.
     #[inline]
-    pub fn push(&mut self, before: &Board, _mv: Move, after: &Board) {
-        self.stack.push(before, after);
+    pub fn push(&mut self, before: &Board, mv: Move, after: &Board) {
+        self.stack.push(before, mv, after);
     }
 
     /// Called after a null move took `before` to `after`.
     #[inline]
     pub fn push_null(&mut self, before: &Board, after: &Board) {
-        self.stack.push(before, after);
+        self.stack.push_null(before, after);
     }
 
     /// Undoes the latest `push` / `push_null`.
