@@ -443,3 +443,62 @@ fn refresh_with(path: Path, q: &Quantised, board: &Board, persp: Color, dst: &mu
     feats.retain(|&f| f as usize != STM);
     simd::acc_update(path, &q.ft_w, &q.ft_b, dst, &feats, &[]);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn legal(board: &Board) -> Vec<Move> {
+        let mut moves = Vec::new();
+        board.generate_moves(|m| {
+            moves.extend(m);
+            false
+        });
+        moves
+    }
+
+    /// Every legal move of positions chosen for the awkward cases — Chess960 castling
+    /// where the king or the rook stays put or the two swap squares, en passant,
+    /// promotions with and without a capture — decodes to the same feature changes as
+    /// comparing the boards.
+    #[test]
+    fn decoded_moves_match_the_board_difference() {
+        let positions = [
+            ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", false),
+            ("4k3/8/8/8/8/8/8/R5KR w HA - 0 1", true), // short: the king stays on g1
+            ("4k3/8/8/8/8/8/8/R4KR1 w GA - 0 1", true), // short: king and rook swap
+            ("4k3/8/8/8/8/8/8/R3KR2 w FA - 0 1", true), // short: the rook stays on f1
+            ("4k3/8/8/8/8/8/8/2RK3R w HC - 0 1", true), // long: king and rook swap
+            ("4k3/8/8/8/8/8/8/3RK2R w HD - 0 1", true), // long: the rook stays on d1
+            ("rk5r/8/8/8/8/8/8/4K3 b ha - 0 1", true), // Black, the king beside its rook
+            ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", false), // en passant
+            ("4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1", false),
+            ("1q2k3/P7/8/8/8/8/6p1/4K2R w K - 0 1", false), // a7-a8 and a7xb8 promotions
+            ("4k3/8/8/8/8/8/6p1/4K2R b K - 0 1", false),    // g2xh1, g2-g1 promotions
+        ];
+        let (mut castles, mut en_passant, mut promotions) = (0, 0, 0);
+        for (fen, chess960) in positions {
+            let board = Board::from_fen(fen, chess960).unwrap_or_else(|e| panic!("{fen}: {e:?}"));
+            let us = board.side_to_move();
+            for mv in legal(&board) {
+                let mut after = board.clone();
+                after.play_unchecked(mv);
+                let mut decoded = [NO_CHANGE; 2];
+                let king_moved = record_move(&mut decoded, &board, mv);
+                let mut by_diff = [NO_CHANGE; 2];
+                record_board_diff(&mut by_diff, &board, &after);
+                assert!(same_net_changes(&decoded, &by_diff), "{fen}: {mv}");
+                assert_eq!(king_moved, board.king(us) == mv.from, "{fen}: {mv}");
+                castles += board.colors(us).has(mv.to) as usize;
+                en_passant += (Some(mv.to.file()) == board.en_passant()
+                    && board.piece_on(mv.from) == Some(Piece::Pawn)
+                    && board.piece_on(mv.to).is_none()
+                    && mv.from.file() != mv.to.file()) as usize;
+                promotions += mv.promotion.is_some() as usize;
+            }
+        }
+        assert!(castles >= 12, "only {castles} castling moves");
+        assert!(en_passant >= 2, "only {en_passant} en-passant captures");
+        assert!(promotions >= 16, "only {promotions} promotions");
+    }
+}
