@@ -447,15 +447,7 @@ fn refresh_with(path: Path, q: &Quantised, board: &Board, persp: Color, dst: &mu
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn legal(board: &Board) -> Vec<Move> {
-        let mut moves = Vec::new();
-        board.generate_moves(|m| {
-            moves.extend(m);
-            false
-        });
-        moves
-    }
+    use crate::chess::legal_moves as legal;
 
     /// Every legal move of positions chosen for the awkward cases — Chess960 castling
     /// where the king or the rook stays put or the two swap squares, en passant,

@@ -539,6 +539,7 @@ impl<'a> MovePicker<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::legal_moves as legal;
     use std::collections::HashSet;
 
     const FENS: &[&str] = &[
@@ -561,15 +562,6 @@ mod tests {
         };
         let mut picker = MovePicker::new(board, tt, noisy_only);
         std::iter::from_fn(|| picker.next_move(&ctx)).collect()
-    }
-
-    fn legal(board: &Board) -> Vec<Move> {
-        let mut moves = Vec::new();
-        board.generate_moves(|pm| {
-            moves.extend(pm);
-            false
-        });
-        moves
     }
 
     #[test]
