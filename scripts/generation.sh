@@ -21,12 +21,16 @@
 # makes the net the embedded default (src/eval/mod.rs) and prints the new bench
 # signature for the commit. With SPRT="ELO0 ELO1" the gate stops as soon as the SPRT
 # decides (GAMES is then the most it plays); the verdict is still the 95 % interval.
+# GATE_NODES=n plays the gate at n nodes per move instead of $TC (fair only between nets
+# of the same size and cost per node, e.g. 15000 for two H=256 nets); GATE_SEED=s takes
+# the openings in a shuffled order (seed s), so that a gate need not replay the openings
+# a screen (scripts/screen.sh) already used.
 #
 # Usage: NAME=rookery-gen2 [DATAGEN_TIME=s DATA_GEN=1 SEED=n NODES=5000 THREADS=2]
 #        [EPOCHS=6 HIDDEN=256 BUCKETS=1 PAIRWISE=0 SCRELU=0 MIRROR=0 SELFPLAY_WEIGHT=1 SHARED_WEIGHT=1]
 #        [GEN_WEIGHTS="g=w …"]
 #        [LR=0.004 LR_FINAL=0.05 LAMBDA=0 INIT=nets/<net>.safetensors MAX_STEPS=n]
-#        [GAMES=400 TC=8+0.08 SPRT="0 10"]
+#        [GAMES=400 TC=8+0.08 SPRT="0 10" GATE_NODES=n GATE_SEED=s]
 #        [EMBED=1] [TRAIN_ONLY=1] scripts/generation.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +60,8 @@ INIT=${INIT:-}
 GAMES=${GAMES:-400}
 TC=${TC:-8+0.08}
 SPRT=${SPRT:-}
+GATE_NODES=${GATE_NODES:-}
+GATE_SEED=${GATE_SEED:-}
 EMBED=${EMBED:-0}
 # TRAIN_ONLY=1 stops after training (e.g. to screen the net at fixed nodes first).
 TRAIN_ONLY=${TRAIN_ONLY:-0}
@@ -161,15 +167,20 @@ sprt=()
 [[ -n $SPRT ]] && read -r -a sprt_bounds <<<"$SPRT" && sprt=(--sprt "${sprt_bounds[@]}")
 # A resumed gate continues the same SPRT: the earlier runs' pairs count in its LLR.
 if [[ -n $SPRT ]] && (( played > 0 )); then sprt+=(--sprt-prior "$prior"); fi
+limit=(--tc "$TC")
+[[ -n $GATE_NODES ]] && limit=(--nodes "$GATE_NODES")
+order=()
+[[ -n $GATE_SEED ]] && order=(--shuffle --seed "$GATE_SEED")
 if (( played >= GAMES )); then
   echo "== gate: $played games already in $RESULTS, skipped"
 elif [[ -n $decided ]]; then
   echo "== gate: SPRT already decided ($decided) after $played games, skipped"
 else
-  echo "== gate: $NAME vs $BASE_NET, $((GAMES - played)) games at $TC"
+  echo "== gate: $NAME vs $BASE_NET, $((GAMES - played)) games at ${GATE_NODES:+$GATE_NODES nodes/move}${GATE_NODES:-$TC}"
+  # --start continues the opening sequence (shuffled or not) where earlier runs stopped.
   python3 scripts/match.py "rookery,name=$NAME,option.EvalFile=$PWD/$NET" \
-    "rookery,name=$BASE_NET" --tc "$TC" --games $((GAMES - played)) -c 2 \
-    --start $((played / 2 + 1)) --results "$RESULTS" --pgn "$RUN/gate.pgn" \
+    "rookery,name=$BASE_NET" "${limit[@]}" --games $((GAMES - played)) -c 2 \
+    --start $((played / 2 + 1)) "${order[@]}" --results "$RESULTS" --pgn "$RUN/gate.pgn" \
     --engine-stderr discard "${sprt[@]}"
 fi
 
