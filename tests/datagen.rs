@@ -58,6 +58,18 @@ fn games_are_whole_legal_and_end_as_recorded() {
     assert_eq!(games.len(), 6);
     assert_eq!(tally.games, 6);
     assert!(tally.positions > 0);
+    // Every ply is a search; the soft budget is checked between iterations, so the
+    // average move takes at least the budget.
+    assert_eq!(
+        tally.moves,
+        games.iter().map(|g| g.moves.len() as u64).sum::<u64>()
+    );
+    assert!(
+        tally.nodes >= tally.moves * a.nodes,
+        "{} nodes for {} moves",
+        tally.nodes,
+        tally.moves
+    );
     for g in &games {
         assert!(!g.moves.is_empty());
         // Replay: every move legal (checked by the reader), and the end agrees with the result.

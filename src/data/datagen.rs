@@ -90,11 +90,17 @@ pub struct Tally {
     pub white_wins: u64,
     pub draws: u64,
     pub black_wins: u64,
+    /// Moves searched in the games (every ply, kept or not) and the nodes those searches
+    /// took: the soft budget is checked between iterations, so a move costs more than it.
+    pub moves: u64,
+    pub nodes: u64,
 }
 
 impl Tally {
-    pub fn add(&mut self, game: &Game) {
+    pub fn add(&mut self, game: &Game, nodes: u64) {
         self.games += 1;
+        self.moves += game.moves.len() as u64;
+        self.nodes += nodes;
         self.positions += format::samples(game).len() as u64;
         match game.wdl {
             2 => self.white_wins += 1,
@@ -111,18 +117,23 @@ fn game_rng(seed: u64, index: u64) -> StdRng {
     )
 }
 
-fn search(searcher: &mut Searcher, pos: &Position, nodes: u64) -> (Option<cozy_chess::Move>, i32) {
+fn search(
+    searcher: &mut Searcher,
+    pos: &Position,
+    nodes: u64,
+) -> (Option<cozy_chess::Move>, i32, u64) {
     let limits = SearchLimits {
         soft_nodes: Some(nodes),
         nodes: Some(nodes.saturating_mul(8)),
         ..Default::default()
     };
     let r = searcher.search(pos, &limits, &SearchOptions::default(), &Silent);
-    (r.best_move, r.score)
+    (r.best_move, r.score, r.nodes)
 }
 
-/// Plays game `index` of the run.
-pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> Game {
+/// Plays game `index` of the run; also returns the nodes its moves' searches took (not
+/// counting the opening's check).
+pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> (Game, u64) {
     let mut rng = game_rng(args.seed, index);
     let mut pos = loop {
         let mut pos = Position::default();
@@ -136,7 +147,7 @@ pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> Gam
             continue;
         }
         searcher.clear();
-        let (_, score) = search(searcher, &pos, args.nodes);
+        let (_, score, _) = search(searcher, &pos, args.nodes);
         if score.abs() <= args.max_opening_score {
             break Position::new(pos.board);
         }
@@ -145,6 +156,7 @@ pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> Gam
     let start = pos.board.clone();
     let mut moves = Vec::new();
     let (mut win_streak, mut draw_streak) = (0i32, 0usize);
+    let mut nodes = 0;
     let wdl = loop {
         let board = &pos.board;
         let legal = legal_moves(board);
@@ -164,7 +176,8 @@ pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> Gam
         {
             break 1;
         }
-        let (best, score) = search(searcher, &pos, args.nodes);
+        let (best, score, searched) = search(searcher, &pos, args.nodes);
+        nodes += searched;
         let mv = best.unwrap_or(legal[0]);
         let white = score * sign(board.side_to_move());
         let stored = if white.abs() >= DECISIVE {
@@ -194,7 +207,7 @@ pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> Gam
             break 1;
         }
     };
-    Game { start, moves, wdl }
+    (Game { start, moves, wdl }, nodes)
 }
 
 /// Whether `path` is still the file this run appends to, at the length it has written. A
@@ -288,7 +301,7 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
     let next = AtomicU64::new(first_index);
     let stop = AtomicBool::new(false);
     stop_signal::install();
-    let (tx, rx) = mpsc::channel::<(u64, Game)>();
+    let (tx, rx) = mpsc::channel::<(u64, (Game, u64))>();
     let progress = if args.quiet {
         indicatif::ProgressBar::hidden()
     } else {
@@ -326,8 +339,8 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
                         if index >= last_index {
                             return;
                         }
-                        let game = play_game(args, &mut searcher, index);
-                        if tx.send((index, game)).is_err() {
+                        let played = play_game(args, &mut searcher, index);
+                        if tx.send((index, played)).is_err() {
                             return;
                         }
                     }
@@ -341,7 +354,7 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
         let mut buf = Vec::new();
         for (index, game) in rx {
             pending.insert(index, game);
-            while let Some(game) = pending.remove(&want) {
+            while let Some((game, nodes)) = pending.remove(&want) {
                 want += 1;
                 if write_error.is_some() {
                     continue; // stopping: the games still in flight are not written
@@ -361,7 +374,7 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
                     stop.store(true, Ordering::Relaxed);
                     continue;
                 }
-                tally.add(&game);
+                tally.add(&game, nodes);
                 let secs = started.elapsed().as_secs_f64().max(1e-9);
                 progress.set_position(tally.games);
                 progress.set_message(format!(
@@ -390,11 +403,16 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
     }
     let secs = started.elapsed().as_secs_f64().max(1e-9);
     println!(
-        "datagen: {} games, {} positions kept ({:.0} positions/s, {:.2} games/s) W/D/L {}/{}/{} -> {}",
+        "datagen: {} games, {} positions kept ({:.0} positions/s, {:.2} games/s, {:.0} % of \
+         {} moves; {:.0} nodes/move, {:.0} nodes/s) W/D/L {}/{}/{} -> {}",
         tally.games,
         tally.positions,
         tally.positions as f64 / secs,
         tally.games as f64 / secs,
+        100.0 * tally.positions as f64 / tally.moves.max(1) as f64,
+        tally.moves,
+        tally.nodes as f64 / tally.moves.max(1) as f64,
+        tally.nodes as f64 / secs,
         tally.white_wins,
         tally.draws,
         tally.black_wins,
