@@ -352,8 +352,8 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
         let mut pending = BTreeMap::new();
         let mut want = first_index;
         let mut buf = Vec::new();
-        for (index, game) in rx {
-            pending.insert(index, game);
+        for (index, played) in rx {
+            pending.insert(index, played);
             while let Some((game, nodes)) = pending.remove(&want) {
                 want += 1;
                 if write_error.is_some() {
