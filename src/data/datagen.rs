@@ -31,7 +31,7 @@ use rand::SeedableRng;
 
 use super::format::{self, Game, MATE_SCORE};
 use crate::chess::{insufficient_material, legal_moves, sign, Position};
-use crate::search::{SearchLimits, SearchOptions, Searcher, Silent, DECISIVE};
+use crate::search::{SearchLimits, SearchOptions, SearchResult, Searcher, Silent, DECISIVE};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct DatagenArgs {
@@ -117,18 +117,13 @@ fn game_rng(seed: u64, index: u64) -> StdRng {
     )
 }
 
-fn search(
-    searcher: &mut Searcher,
-    pos: &Position,
-    nodes: u64,
-) -> (Option<cozy_chess::Move>, i32, u64) {
+fn search(searcher: &mut Searcher, pos: &Position, nodes: u64) -> SearchResult {
     let limits = SearchLimits {
         soft_nodes: Some(nodes),
         nodes: Some(nodes.saturating_mul(8)),
         ..Default::default()
     };
-    let r = searcher.search(pos, &limits, &SearchOptions::default(), &Silent);
-    (r.best_move, r.score, r.nodes)
+    searcher.search(pos, &limits, &SearchOptions::default(), &Silent)
 }
 
 /// Plays game `index` of the run; also returns the nodes its moves' searches took (not
@@ -147,7 +142,7 @@ pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> (Ga
             continue;
         }
         searcher.clear();
-        let (_, score, _) = search(searcher, &pos, args.nodes);
+        let score = search(searcher, &pos, args.nodes).score;
         if score.abs() <= args.max_opening_score {
             break Position::new(pos.board);
         }
@@ -176,9 +171,9 @@ pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> (Ga
         {
             break 1;
         }
-        let (best, score, searched) = search(searcher, &pos, args.nodes);
-        nodes += searched;
-        let mv = best.unwrap_or(legal[0]);
+        let found = search(searcher, &pos, args.nodes);
+        nodes += found.nodes;
+        let (mv, score) = (found.best_move.unwrap_or(legal[0]), found.score);
         let white = score * sign(board.side_to_move());
         let stored = if white.abs() >= DECISIVE {
             (MATE_SCORE as i32 + 1000) * white.signum()
