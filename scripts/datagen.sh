@@ -9,12 +9,15 @@
 # commits the file and the manifest after each round (and nothing else), so a session that
 # stops keeps all but the round in progress. Creating $STOP_FILE (target/datagen.stop)
 # stops the rounds after the current one.
-# Usage: [GEN=1] [NODES=5000] [THREADS=2] [SEED=1] [TIME=seconds] [GAMES=n] [OUT=file]
+# HARD_NODES=n caps each move's search at n nodes (default 8 × NODES); the manifest then
+# records the budget as NODES/HARD_NODES (soft/hard).
+# Usage: [GEN=1] [NODES=5000] [HARD_NODES=n] [THREADS=2] [SEED=1] [TIME=seconds] [GAMES=n] [OUT=file]
 #        [NETFILE=file] [ROUNDS=n COMMIT=1 STOP_FILE=file] scripts/datagen.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GEN=${GEN:-1}
 NODES=${NODES:-5000}
+HARD_NODES=${HARD_NODES:-}
 THREADS=${THREADS:-2}
 SEED=${SEED:-1}
 TIME=${TIME:-}
@@ -38,6 +41,11 @@ NET=${NET:-$(sed -n 's/^pub const DEFAULT_NET_NAME: &str = "\(.*\)";/\1/p' src/e
 # never trained on by scripts/generation.sh).
 OUT=${OUT:-data/gen$GEN/seed$SEED.vf}
 args=(--out "$OUT" --threads "$THREADS" --nodes "$NODES" --seed "$SEED")
+BUDGET=$NODES
+if [[ -n $HARD_NODES ]]; then
+  args+=(--hard-nodes "$HARD_NODES")
+  BUDGET=$NODES/$HARD_NODES
+fi
 [[ -n $TIME ]] && args+=(--time-limit "$TIME")
 [[ -n $GAMES ]] && args+=(--games "$GAMES")
 [[ -n $NETFILE ]] && args+=(--net "$NETFILE")
@@ -71,7 +79,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
   done
   trap - INT TERM
   (( status == 0 )) || exit "$status"
-  BIN=$BIN scripts/manifest.sh "$OUT" "$GEN" "$NET" "$NODES" "$SEED"
+  BIN=$BIN scripts/manifest.sh "$OUT" "$GEN" "$NET" "$BUDGET" "$SEED"
   read -r games1 positions1 < <(count)
   seconds=$(( $(date +%s) - started ))
   rate=$(( (positions1 - positions0) / (seconds > 0 ? seconds : 1) ))

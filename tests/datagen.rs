@@ -25,6 +25,7 @@ fn args(out: PathBuf, threads: usize, games: u64) -> DatagenArgs {
         out,
         threads,
         nodes: 300,
+        hard_nodes: None,
         games: Some(games),
         time_limit: None,
         seed: 7,
@@ -129,6 +130,36 @@ fn games_are_whole_legal_and_end_as_recorded() {
         format::write_game(&mut bytes, g);
     }
     assert_eq!(bytes, std::fs::read(&path).unwrap());
+}
+
+#[test]
+fn hard_node_cap_bounds_every_move() {
+    // The soft budget alone lets the iteration under way run on (past 300 nodes); with the
+    // cap at the budget no move's search may pass it, and the games stay whole and legal.
+    let path = temp("hard.vf");
+    let a = DatagenArgs {
+        hard_nodes: Some(300),
+        ..args(path.clone(), 2, 4)
+    };
+    let tally = datagen::run(&a).expect("datagen runs");
+    let games = read(&path);
+    assert_eq!(games.len(), 4);
+    assert!(tally.moves > 0 && tally.positions > 0);
+    // The search checks its node count every few nodes, so it may pass the cap by a
+    // little; it must not run on to the 8x cap of the default.
+    assert!(
+        tally.nodes <= tally.moves * 400,
+        "{} nodes for {} moves with a cap of 300",
+        tally.nodes,
+        tally.moves
+    );
+    let soft = datagen::run(&args(temp("soft.vf"), 2, 4)).expect("datagen runs");
+    assert!(
+        soft.nodes > soft.moves * 300,
+        "the soft budget alone overshoots: {} nodes for {} moves",
+        soft.nodes,
+        soft.moves
+    );
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! Game `k` of a run depends only on the seed and `k`: its opening (a few uniformly random
 //! plies from the start position, redrawn while a quick search scores it beyond
 //! `--max-opening-score`), then both sides search with a fresh table and history
-//! (`--nodes` as a soft limit: no new iteration after it; 8× as a hard cap). Threads take
+//! (`--nodes` as a soft limit: no new iteration after it; `--hard-nodes`, by default 8×
+//! that, as a hard cap that ends the search mid-iteration). Threads take
 //! game numbers in turn and the writer puts games in number order, so a seed gives the
 //! same bytes with any thread count. A run appends to its output, continuing the game
 //! numbers already there; a game that a killed run left half-written is cut off first.
@@ -44,6 +45,10 @@ pub struct DatagenArgs {
     /// Soft node budget per move.
     #[arg(long, default_value_t = 5000)]
     pub nodes: u64,
+    /// Hard node cap per move (default 8 × `--nodes`): a search that reaches it stops in
+    /// the middle of an iteration and plays the move and score of the last one completed.
+    #[arg(long)]
+    pub hard_nodes: Option<u64>,
     /// Stop after this many games in the file (counting those already there).
     #[arg(long)]
     pub games: Option<u64>,
@@ -117,10 +122,10 @@ fn game_rng(seed: u64, index: u64) -> StdRng {
     )
 }
 
-fn search(searcher: &mut Searcher, pos: &Position, nodes: u64) -> SearchResult {
+fn search(searcher: &mut Searcher, pos: &Position, args: &DatagenArgs) -> SearchResult {
     let limits = SearchLimits {
-        soft_nodes: Some(nodes),
-        nodes: Some(nodes.saturating_mul(8)),
+        soft_nodes: Some(args.nodes),
+        nodes: Some(args.hard_nodes.unwrap_or(args.nodes.saturating_mul(8))),
         ..Default::default()
     };
     searcher.search(pos, &limits, &SearchOptions::default(), &Silent)
@@ -142,7 +147,7 @@ pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> (Ga
             continue;
         }
         searcher.clear();
-        let score = search(searcher, &pos, args.nodes).score;
+        let score = search(searcher, &pos, args).score;
         if score.abs() <= args.max_opening_score {
             break Position::new(pos.board);
         }
@@ -171,7 +176,7 @@ pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> (Ga
         {
             break 1;
         }
-        let found = search(searcher, &pos, args.nodes);
+        let found = search(searcher, &pos, args);
         nodes += found.nodes;
         let (mv, score) = (found.best_move.unwrap_or(legal[0]), found.score);
         let white = score * sign(board.side_to_move());
