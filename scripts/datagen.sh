@@ -9,15 +9,17 @@
 # commits the file and the manifest after each round (and nothing else), so a session that
 # stops keeps all but the round in progress. Creating $STOP_FILE (target/datagen.stop)
 # stops the rounds after the current one.
-# HARD_NODES=n caps each move's search at n nodes (default 8 × NODES); the manifest then
-# records the budget as NODES/HARD_NODES (soft/hard).
+# HARD_NODES=n caps each move's search at n nodes (default NODES: a move never costs more
+# than the budget, and plays the last iteration completed within it); the manifest records
+# the budget as NODES/HARD_NODES (soft/hard). Files recorded with NODES alone were made
+# before this default, with datagen's own cap of 8 × NODES (HARD_NODES=40000 remakes them).
 # Usage: [GEN=1] [NODES=5000] [HARD_NODES=n] [THREADS=2] [SEED=1] [TIME=seconds] [GAMES=n] [OUT=file]
 #        [NETFILE=file] [ROUNDS=n COMMIT=1 STOP_FILE=file] scripts/datagen.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GEN=${GEN:-1}
 NODES=${NODES:-5000}
-HARD_NODES=${HARD_NODES:-}
+HARD_NODES=${HARD_NODES:-$NODES}
 THREADS=${THREADS:-2}
 SEED=${SEED:-1}
 TIME=${TIME:-}
@@ -41,11 +43,8 @@ NET=${NET:-$(sed -n 's/^pub const DEFAULT_NET_NAME: &str = "\(.*\)";/\1/p' src/e
 # never trained on by scripts/generation.sh).
 OUT=${OUT:-data/gen$GEN/seed$SEED.vf}
 args=(--out "$OUT" --threads "$THREADS" --nodes "$NODES" --seed "$SEED")
-BUDGET=$NODES
-if [[ -n $HARD_NODES ]]; then
-  args+=(--hard-nodes "$HARD_NODES")
-  BUDGET=$NODES/$HARD_NODES
-fi
+args+=(--hard-nodes "$HARD_NODES")
+BUDGET=$NODES/$HARD_NODES
 [[ -n $TIME ]] && args+=(--time-limit "$TIME")
 [[ -n $GAMES ]] && args+=(--games "$GAMES")
 [[ -n $NETFILE ]] && args+=(--net "$NETFILE")

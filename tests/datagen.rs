@@ -59,14 +59,15 @@ fn games_are_whole_legal_and_end_as_recorded() {
     assert_eq!(games.len(), 6);
     assert_eq!(tally.games, 6);
     assert!(tally.positions > 0);
-    // Every ply is a search; the soft budget is checked between iterations, so the
-    // average move takes at least the budget.
+    // Every ply is a search, stopped by the budget (300 nodes, also the default cap): the
+    // average move takes about the budget, give or take a few nodes and the rare search
+    // that ends early (a position solved to the maximum depth).
     assert_eq!(
         tally.moves,
         games.iter().map(|g| g.moves.len() as u64).sum::<u64>()
     );
     assert!(
-        tally.nodes >= tally.moves * a.nodes,
+        tally.nodes >= tally.moves * a.nodes / 2 && tally.nodes <= tally.moves * 400,
         "{} nodes for {} moves",
         tally.nodes,
         tally.moves
@@ -133,32 +134,23 @@ fn games_are_whole_legal_and_end_as_recorded() {
 }
 
 #[test]
-fn hard_node_cap_bounds_every_move() {
-    // The soft budget alone lets the iteration under way run on (past 300 nodes); with the
-    // cap at the budget no move's search may pass it, and the games stay whole and legal.
-    let path = temp("hard.vf");
+fn a_cap_above_the_budget_lets_the_iteration_under_way_run_on() {
+    // With the cap at 8x the budget (the soft budget alone, as datagen ran until
+    // 2026-11-29) the iteration that passes 300 nodes is finished, so the average move
+    // costs well over the budget; the games stay whole and legal.
+    let path = temp("soft.vf");
     let a = DatagenArgs {
-        hard_nodes: Some(300),
+        hard_nodes: Some(2400),
         ..args(path.clone(), 2, 4)
     };
     let tally = datagen::run(&a).expect("datagen runs");
-    let games = read(&path);
-    assert_eq!(games.len(), 4);
+    assert_eq!(read(&path).len(), 4);
     assert!(tally.moves > 0 && tally.positions > 0);
-    // The search checks its node count every few nodes, so it may pass the cap by a
-    // little; it must not run on to the 8x cap of the default.
     assert!(
-        tally.nodes <= tally.moves * 400,
-        "{} nodes for {} moves with a cap of 300",
+        tally.nodes > tally.moves * 400,
+        "{} nodes for {} moves with a soft budget of 300",
         tally.nodes,
         tally.moves
-    );
-    let soft = datagen::run(&args(temp("soft.vf"), 2, 4)).expect("datagen runs");
-    assert!(
-        soft.nodes > soft.moves * 300,
-        "the soft budget alone overshoots: {} nodes for {} moves",
-        soft.nodes,
-        soft.moves
     );
 }
 
