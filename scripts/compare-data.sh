@@ -55,6 +55,9 @@ for side in a b; do
     --batch-size 8192 --lr 0.004 --lr-final 0.05 --wdl-lambda 0 --scale 400 \
     --hidden 256 --output-buckets 8 --screlu --mirror --seed 1 --csv "$csv" --quiet "${val[@]}"
 done
+for side in a b; do # the last epoch's row: epoch,train_loss,val_loss,lr,seconds
+  echo "== $side: last epoch $(tail -n 1 "docs/generations/compare-$TAG-loss-$side.csv")"
+done
 python3 scripts/match.py \
   "rookery,name=$TAG-a,option.EvalFile=$PWD/$DIR/a.safetensors" \
   "rookery,name=$TAG-b,option.EvalFile=$PWD/$DIR/b.safetensors" \
