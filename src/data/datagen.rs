@@ -47,7 +47,7 @@ pub struct DatagenArgs {
     pub nodes: u64,
     /// Hard node cap per move (default: `--nodes`): a search that reaches it stops in the
     /// middle of an iteration and plays the move and score of the last one completed. A
-    /// cap at the budget gave 2.3× the positions per second of the soft budget alone (8×
+    /// cap at the budget gave ~2.2× the positions per second of the soft budget alone (8×
     /// cap), and a net trained on them was no worse (data/README.md).
     #[arg(long)]
     pub hard_nodes: Option<u64>,
