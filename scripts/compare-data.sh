@@ -37,6 +37,13 @@ fi
 echo "== $TAG: $N positions from each side"
 DIR=target/compare-data/$TAG
 mkdir -p "$DIR" docs/generations
+# Nets left by an earlier run of this TAG are reused (a rerun only replays the match) if
+# they were trained from the same data, count and epochs; otherwise they are retrained.
+stamp="A=$A B=$B N=$N EPOCHS=$EPOCHS"
+if [[ ! -e $DIR/stamp || $(cat "$DIR/stamp") != "$stamp" ]]; then
+  rm -f "$DIR/a.safetensors" "$DIR/b.safetensors"
+  echo "$stamp" > "$DIR/stamp"
+fi
 val=()
 mapfile -t valset < <(awk -F'\t' 'NR > 1 && $1 ~ /^data\/validation\// {print $1}' data/manifest.tsv)
 if (( ${#valset[@]} )); then val=(--val-data "${valset[@]}"); fi
