@@ -15,6 +15,7 @@
 #        [SEED=n] scripts/compare-data.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/common.sh
 TAG=${TAG:?set TAG, a name for the comparison}
 A=${A:?set A, the first data set}
 B=${B:?set B, the second data set}
@@ -44,10 +45,10 @@ if [[ ! -e $DIR/stamp || $(cat "$DIR/stamp") != "$stamp" ]]; then
   rm -f "$DIR/a.safetensors" "$DIR/b.safetensors"
   echo "$stamp" > "$DIR/stamp"
 fi
-val=()
-mapfile -t valset < <(awk -F'\t' 'NR > 1 && $1 ~ /^data\/validation\// {print $1}' data/manifest.tsv)
-if (( ${#valset[@]} )); then val=(--val-data "${valset[@]}"); fi
+validation_args
 # The recipe of the embedded net (docs/net.md), scaled down only in data.
+HIDDEN=256 BUCKETS=8 PAIRWISE=0 SCRELU=1 MIRROR=1 LR=0.004 LR_FINAL=0.05 LAMBDA=0
+recipe_args
 for side in a b; do
   if [[ $side == a ]]; then files=("${files_a[@]}"); else files=("${files_b[@]}"); fi
   net=$DIR/$side.safetensors
@@ -59,8 +60,7 @@ for side in a b; do
   rm -f "$csv"
   echo "== train $side on ${files[*]}"
   "$BIN" train --data "${files[@]}" --max-positions "$N" --out "$net" --epochs "$EPOCHS" \
-    --batch-size 8192 --lr 0.004 --lr-final 0.05 --wdl-lambda 0 --scale 400 \
-    --hidden 256 --output-buckets 8 --screlu --mirror --seed 1 --csv "$csv" --quiet "${val[@]}"
+    "${RECIPE_ARGS[@]}" --csv "$csv" --quiet "${VAL_ARGS[@]}"
 done
 for side in a b; do # the last epoch's row: epoch,train_loss,val_loss,lr,seconds
   echo "== $side: last epoch $(tail -n 1 "docs/generations/compare-$TAG-loss-$side.csv")"

@@ -17,6 +17,7 @@
 #        [NETFILE=file] [ROUNDS=n COMMIT=1 STOP_FILE=file] scripts/datagen.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/common.sh
 GEN=${GEN:-1}
 NODES=${NODES:-5000}
 HARD_NODES=${HARD_NODES:-$NODES}
@@ -38,7 +39,7 @@ NETFILE=${NETFILE:-}
 if [[ -n $NETFILE ]]; then
   NET=$(basename "$NETFILE" .safetensors)
 fi
-NET=${NET:-$(sed -n 's/^pub const DEFAULT_NET_NAME: &str = "\(.*\)";/\1/p' src/eval/mod.rs)}
+NET=${NET:-$(embedded_net)}
 # OUT=data/validation/NAME.vf makes a validation set instead (listed in the manifest,
 # never trained on by scripts/generation.sh).
 OUT=${OUT:-data/gen$GEN/seed$SEED.vf}

@@ -34,6 +34,7 @@
 #        [EMBED=1] [TRAIN_ONLY=1] scripts/generation.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/common.sh
 NAME=${NAME:?set NAME, e.g. NAME=rookery-gen2}
 DATAGEN_TIME=${DATAGEN_TIME:-0}
 DATA_GEN=${DATA_GEN:-1}
@@ -75,7 +76,7 @@ mkdir -p "$RUN" docs/generations
 
 cargo build --release --quiet
 BIN=target/release/rookery
-BASE_NET=$(sed -n 's/^pub const DEFAULT_NET_NAME: &str = "\(.*\)";/\1/p' src/eval/mod.rs)
+BASE_NET=$(embedded_net)
 
 # 1. Self-play data with the embedded net.
 if (( DATAGEN_TIME > 0 )); then
@@ -97,9 +98,7 @@ else
   # "file generation" pairs of the training files; GEN_WEIGHTS overrides the weight of
   # whole generations (weight 0 leaves a generation out).
   mapfile -t selfplay < <(awk -F'\t' 'NR > 1 && $1 !~ /^data\/validation\// {print $1, $2}' data/manifest.tsv)
-  mapfile -t valset < <(awk -F'\t' 'NR > 1 && $1 ~ /^data\/validation\// {print $1}' data/manifest.tsv)
-  val=()
-  if (( ${#valset[@]} )); then val=(--val-data "${valset[@]}"); fi
+  validation_args
   data=()
   if [[ $SHARED_WEIGHT != 0 ]]; then # 0 leaves Stockfish's positions out
     for f in "$SHARED"/sf15-n3000-part*.txt.gz; do data+=("$f@$SHARED_WEIGHT"); done
@@ -119,10 +118,7 @@ else
   steps=()
   init=()
   [[ -n $INIT ]] && init=(--init "$INIT")
-  pairwise=()
-  if (( PAIRWISE )); then pairwise=(--pairwise); fi
-  if (( SCRELU )); then pairwise+=(--screlu); fi
-  if (( MIRROR )); then pairwise+=(--mirror); fi
+  recipe_args
   [[ -n ${MAX_STEPS:-} ]] && steps=(--stop-after-steps "$MAX_STEPS")
   echo "== train: $NET from ${#data[@]} files ($used self-play, weight $SELFPLAY_WEIGHT${GEN_WEIGHTS:+, by generation $GEN_WEIGHTS})"
   printf '%s\n' "${data[@]}" > "$RUN/data.txt"
@@ -133,10 +129,8 @@ else
   python3 scripts/generation_record.py --snapshot-data "$RUN/data.txt" > "$DATA_RECORD"
   rm -f "$NET.partial" # the trainer writes --out only when every epoch is done
   nice -n 10 "$BIN" train --data "${data[@]}" --out "$NET.partial" --epochs "$EPOCHS" \
-    --batch-size 8192 --lr "$LR" --lr-final "$LR_FINAL" --wdl-lambda "$LAMBDA" --scale 400 \
-    --val-fraction 0.02 --hidden "$HIDDEN" --output-buckets "$BUCKETS" --seed 1 \
-    --checkpoint-dir "$RUN/checkpoints" --csv "$RUN/loss.csv" "${resume[@]}" "${steps[@]}" \
-    "${pairwise[@]}" "${init[@]}" "${val[@]}"
+    "${RECIPE_ARGS[@]}" --val-fraction 0.02 --checkpoint-dir "$RUN/checkpoints" \
+    --csv "$RUN/loss.csv" "${resume[@]}" "${steps[@]}" "${init[@]}" "${VAL_ARGS[@]}"
   if [[ ! -e $NET.partial ]]; then
     echo "training stopped before the last epoch; run again to resume" >&2
     exit 0

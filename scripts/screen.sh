@@ -15,6 +15,7 @@
 # Usage: NAME=rookery-gen6b-ft [NODES=15000] [CAND_NODES=n] [GAMES=300] [SEED=n] scripts/screen.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/common.sh
 NAME=${NAME:?set NAME, the candidate in nets/}
 NODES=${NODES:-15000}
 GAMES=${GAMES:-300}
@@ -25,7 +26,7 @@ RESULTS=docs/generations/$NAME-screen-$NODES-nodes.jsonl
 NET=nets/$NAME.safetensors
 [[ -e $NET ]] || { echo "no $NET" >&2; exit 1; }
 cargo build --release --quiet
-BASE=$(sed -n 's/^pub const DEFAULT_NET_NAME: &str = "\(.*\)";/\1/p' src/eval/mod.rs)
+BASE=$(embedded_net)
 python3 scripts/match.py "rookery,name=$NAME,option.EvalFile=$PWD/$NET,nodes=$CAND_NODES" "rookery,name=$BASE" \
   --nodes "$NODES" --games "$GAMES" -c 2 --shuffle --seed "$SEED" \
   --results "$RESULTS" --engine-stderr discard
