@@ -411,8 +411,8 @@ const KERNEL_CP_MEAN: f64 = 4.5;
 
 /// The quantised kernel agrees with candle's f32 forward pass on 1,200 random-playout
 /// positions: every error within [`KERNEL_CP_BOUND`] cp + 2 % of |eval|, mean error below
-/// [`KERNEL_CP_MEAN`] cp (the embedded rookery-gen12f-hmb8: mean 2.67, p99 12.0, worst 22.5 cp;
-/// gen11-hmb8 before it 2.16 / 11.4 / 16.1, gen9-sq 2.27 / 10.7 / 21.6).
+/// [`KERNEL_CP_MEAN`] cp (the embedded rookery-gen13: mean 2.49, p99 11.9, worst 17.6 cp;
+/// gen12f-hmb8 before it 2.67 / 12.0 / 22.5, gen11-hmb8 2.16 / 11.4 / 16.1).
 #[test]
 fn kernel_matches_candle_forward() {
     check_kernel_against_candle(default_net());

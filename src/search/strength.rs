@@ -15,9 +15,9 @@ use super::{DECISIVE, MATE_BOUND};
 pub const MIN_ELO: i32 = 1000;
 /// The top of the level range: a limit at or above it plays at full strength. It was
 /// full strength with rookery-v1; full strength was ~2390 with rookery-gen4, ~2490 with
-/// rookery-gen9-sq and ~2520 with rookery-gen11-hmb8 (docs/strength.md ladder; the embedded
-/// rookery-gen12f-hmb8 is not on the ladder yet); the levels below are rechecked with each
-/// new net.
+/// rookery-gen9-sq and ~2520 with rookery-gen11-hmb8 (docs/strength.md ladder; neither
+/// rookery-gen12f-hmb8 nor the embedded rookery-gen13 is on the ladder yet); the levels
+/// below are rechecked with each new net.
 pub const FULL_STRENGTH_ELO: i32 = 2100;
 /// Where the two slopes of the level curve meet (Stockfish's lowest `UCI_Elo`, below
 /// which levels are calibrated against Rookery's own), and its node budget.
@@ -33,8 +33,9 @@ const ANCHOR_NODES: f64 = 2191.0;
 /// against gen7-ft's; kept at 160, as that moves 1900 (−85 against Stockfish with
 /// gen6-l0) towards its mark (docs/strength.md). rookery-gen9-sq's levels scored
 /// +5/+5/+26 (± 44) against gen8-ft's: kept at 160. Neither rookery-gen11-hmb8's levels
-/// (it beat gen9-sq by +39.7 ± 21.3 at full strength) nor rookery-gen12f-hmb8's (+17.1 ±
-/// 12.5 over gen11-hmb8 at 15,000 nodes) are measured yet. Re-measure with
+/// (it beat gen9-sq by +39.7 ± 21.3 at full strength), rookery-gen12f-hmb8's (+17.1 ±
+/// 12.5 over gen11-hmb8 at 15,000 nodes) nor rookery-gen13's (+17.8 ± 12.7 over
+/// gen12f-hmb8 at 15,000 nodes) are measured yet. Re-measure with
 /// `scripts/calibrate.sh` when the net changes.
 const NET_GAIN_ELO: i32 = 160;
 /// The highest `UCI_Elo` accepted (values above full strength play at full strength).
