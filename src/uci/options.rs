@@ -103,9 +103,9 @@ pub const OPTIONS: &[OptionDecl] = &[
         },
         help: "The rating played at with `UCI_LimitStrength`, on Stockfish 15.1's `UCI_Elo` \
                scale at 10+0.1 (calibration in docs/strength.md). Values from 2100 up play at \
-               full strength (2521 ± 50 measured on 2026-11-27 with rookery-gen11-hmb8, \
-               before rookery-gen12f-hmb8 and the embedded rookery-gen13; 2487 ± 50 with rookery-gen9-sq, \
-               2390 ± 52 with rookery-gen4) and say so.",
+               full strength (2580 ± 51 measured on 2026-11-29 with the embedded \
+               rookery-gen13; 2521 ± 50 with rookery-gen11-hmb8, 2487 ± 50 with \
+               rookery-gen9-sq, 2390 ± 52 with rookery-gen4) and say so.",
     },
     OptionDecl {
         name: "Skill Level",
