@@ -880,28 +880,31 @@ fn training_starts_from_init_net() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The trainer's `--output-buckets`, `--pairwise`, `--screlu` and `--mirror`: each saved net has the shapes asked
-/// for, loads, its kernel matches candle's forward pass (each position through its own
-/// bucket), and every kernel version gives the same bits.
+/// The trainer's `--output-buckets`, `--pairwise`, `--screlu`, `--mirror` and `--l1`: each saved
+/// net has the shapes asked for, loads, its kernel matches candle's forward pass (each
+/// position through its own bucket), and every kernel version gives the same bits.
 #[test]
 fn training_net_variants() {
     let (dir, data) = pst_labelled_data("rookery-variant-test", 23);
-    // (buckets, pairwise, screlu, mirror, hidden): 64 hidden units give the SIMD pairwise
+    // (buckets, pairwise, screlu, mirror, hidden, l1): 64 hidden units give the SIMD pairwise
     // kernel one block per half; 48 leave it to the portable one; 144 sends the AVX2
-    // accumulator update through its 128-lane block and then one of 16 lanes.
-    for (buckets, pairwise, screlu, mirror, hidden) in [
-        (8, false, false, false, 32),
-        (1, true, false, false, 64),
-        (8, true, false, true, 48),
-        (1, false, false, false, 144),
-        (8, false, true, false, 64),
-        (1, false, true, true, 48),
+    // accumulator update through its 128-lane block and then one of 16 lanes; l1 16 runs
+    // the two-register `l1` kernels (H 64) and the portable one (H 48).
+    for (buckets, pairwise, screlu, mirror, hidden, l1) in [
+        (8, false, false, false, 32, 32),
+        (1, true, false, false, 64, 32),
+        (8, true, false, true, 48, 32),
+        (1, false, false, false, 144, 32),
+        (8, false, true, false, 64, 32),
+        (1, false, true, true, 48, 32),
+        (8, false, true, true, 64, 16),
+        (1, false, false, false, 48, 16),
     ] {
         let what = format!(
-            "{buckets} buckets, pairwise {pairwise}, screlu {screlu}, mirror {mirror}, H {hidden}"
+            "{buckets} buckets, pairwise {pairwise}, screlu {screlu}, mirror {mirror}, H {hidden}, l1 {l1}"
         );
         let out = dir.join(format!(
-            "net-{buckets}-{pairwise}-{screlu}-{mirror}-{hidden}.safetensors"
+            "net-{buckets}-{pairwise}-{screlu}-{mirror}-{hidden}-{l1}.safetensors"
         ));
         let mut args = rookery::train::TrainArgs::with_data(
             vec![data.to_string_lossy().into_owned()],
@@ -915,6 +918,7 @@ fn training_net_variants() {
         args.pairwise = pairwise;
         args.screlu = screlu;
         args.mirror = mirror;
+        args.l1_width = l1;
         let summary = rookery::train::train(&args).expect("training runs");
         assert!(
             summary.train_loss.is_finite() && summary.val_loss.is_finite(),
@@ -926,7 +930,8 @@ fn training_net_variants() {
             "{what}"
         );
         let l1_in = if pairwise { hidden } else { 2 * hidden };
-        assert_eq!(summary.tensors["l1.weight"].dims(), [32, l1_in], "{what}");
+        assert_eq!(summary.tensors["l1.weight"].dims(), [l1, l1_in], "{what}");
+        assert_eq!(summary.tensors["l2.weight"].dims(), [32, l1], "{what}");
         let bytes = std::fs::read(&out).expect("saved net");
         let net = Arc::new(Network::from_bytes(&bytes, "variant").expect("net loads"));
         assert_eq!(
@@ -934,14 +939,20 @@ fn training_net_variants() {
                 net.q.buckets(),
                 net.q.pairwise,
                 net.q.squared,
-                net.q.mirroring
+                net.q.mirroring,
+                net.q.l1_width
             ),
-            (buckets, pairwise, screlu, mirror),
+            (buckets, pairwise, screlu, mirror, l1),
             "{what}"
         );
         assert_eq!(net.description().contains("pairwise"), pairwise, "{what}");
         assert_eq!(net.description().contains("mirrored"), mirror, "{what}");
         assert_eq!(net.description().contains("screlu"), screlu, "{what}");
+        assert!(
+            net.description().contains(&format!("->{l1}->32->1")),
+            "{what}: {}",
+            net.description()
+        );
         check_kernel_against_candle(Arc::clone(&net));
         check_paths_agree(net);
     }
@@ -962,6 +973,13 @@ fn training_net_variants() {
         .err()
         .expect("odd pairwise refused");
     assert!(err.contains("--pairwise"), "{err}");
+    args.pairwise = false;
+    args.hidden = 32;
+    args.l1_width = 24;
+    let err = rookery::train::train(&args)
+        .err()
+        .expect("l1 width 24 refused");
+    assert!(err.contains("--l1"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -4,7 +4,8 @@
 //!
 //! Architecture: 782 inputs per perspective → feature transformer (`ft`, shared by both
 //! perspectives) with H outputs → clipped ReLU → concatenation [side to move, other]
-//! (2H) → `l1` (32) → CReLU → `l2` (32) → CReLU → `out` (one output per bucket). The
+//! (2H) → `l1` (32, or 16: its rows in the file say which) → CReLU → `l2` (32) → CReLU →
+//! `out` (one output per bucket). The
 //! output `y` is in units of `scale` centipawns: the win probability the net was trained
 //! on is `sigmoid(y)` and the evaluation is `y * scale` centipawns.
 //!
@@ -57,8 +58,11 @@ use std::collections::HashMap;
 use super::features::{self, HMC, INPUTS, STM};
 use super::simd::{self, L1Weights, Path, L1_WEIGHT_MAX};
 
-/// Size of the first head layer.
+/// Largest size of the first head layer (the head's arrays are this long); a net's own
+/// is one of [`simd::L1_WIDTHS`] ([`Model::l1`], [`Quantised::l1`]).
 pub const L1: usize = 32;
+/// The first head layer's size unless the trainer is asked for another.
+pub const L1_DEFAULT: usize = 32;
 /// Size of the second head layer.
 pub const L2: usize = 32;
 /// First-layer activation scale: the clipped ReLU's 1.0 is 127 (u8), as in Stockfish.
@@ -102,8 +106,9 @@ pub fn choose_shifts(
     )?;
     let max_abs = |it: &mut dyn Iterator<Item = &f32>| it.fold(1e-9f32, |m, w| m.max(w.abs()));
     // One scale per output row: its largest weight becomes ±127, so every row uses the
-    // whole i8 range (a power-of-two scale would waste up to half of it).
-    let mut l1 = [0f32; L1];
+    // whole i8 range (a power-of-two scale would waste up to half of it). Rows a narrower
+    // `l1` lacks keep the largest scale (unused).
+    let mut l1 = [L1_SCALE_MAX; L1];
     for (scale, row) in l1.iter_mut().zip(l1w) {
         let s = L1_WEIGHT_MAX as f32 / max_abs(&mut row.iter());
         if s < L1_SCALE_MIN {
@@ -119,7 +124,7 @@ pub fn choose_shifts(
 }
 
 /// The quantisation shifts of one network, and `l1`'s scale per output row (see
-/// [`choose_shifts`]).
+/// [`choose_shifts`]; only the net's `l1` rows are used).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Shifts {
     pub acc: u32,
@@ -211,8 +216,8 @@ pub fn is_squared(tensors: &HashMap<String, Tensor>) -> Result<bool, String> {
 }
 
 /// The network as a candle-nn model (f32). Tensor names in the safetensors file:
-/// `ft.weight` [H, 782], `ft.bias` [H], `l1.weight` [32, 2H], `l1.bias` [32],
-/// `l2.weight` [32, 32], `l2.bias` [32], `out.weight` [B, 32], `out.bias` [B] (B output
+/// `ft.weight` [H, 782], `ft.bias` [H], `l1.weight` [L, 2H], `l1.bias` [L] (L = 32 or
+/// 16), `l2.weight` [32, L], `l2.bias` [32], `out.weight` [B, 32], `out.bias` [B] (B output
 /// buckets), and optionally `scale` [1] and the SCReLU marker `screlu` [1].
 pub struct Model {
     pub ft: Linear,
@@ -220,6 +225,8 @@ pub struct Model {
     pub l2: Linear,
     pub out: Linear,
     pub hidden: usize,
+    /// Outputs of `l1` (one of [`simd::L1_WIDTHS`]).
+    pub l1_width: usize,
     pub buckets: usize,
     /// `l1` sees the pairwise products of each half (H inputs) instead of 2H activations.
     pub pairwise: bool,
@@ -238,15 +245,23 @@ pub fn l1_inputs(hidden: usize, pairwise: bool) -> usize {
 
 impl Model {
     /// Builds (or loads, depending on `vb`) a model with `hidden` accumulator outputs,
-    /// `buckets` output buckets, and pairwise products before `l1` or not (`hidden` must
-    /// then be even), squared activations (SCReLU) or not.
+    /// `l1_width` outputs of `l1` (16 or 32), `buckets` output buckets, and pairwise
+    /// products before `l1` or not (`hidden` must then be even), squared activations
+    /// (SCReLU) or not.
     pub fn new(
         vb: VarBuilder,
         hidden: usize,
+        l1_width: usize,
         buckets: usize,
         pairwise: bool,
         squared: bool,
     ) -> candle_core::Result<Self> {
+        if !simd::L1_WIDTHS.contains(&l1_width) {
+            candle_core::bail!(
+                "l1 width {l1_width} not supported (one of {:?})",
+                simd::L1_WIDTHS
+            );
+        }
         if pairwise && !hidden.is_multiple_of(2) {
             candle_core::bail!("pairwise products need an even hidden size, got {hidden}");
         }
@@ -255,10 +270,11 @@ impl Model {
         }
         Ok(Model {
             ft: linear(INPUTS, hidden, vb.pp("ft"))?,
-            l1: linear(l1_inputs(hidden, pairwise), L1, vb.pp("l1"))?,
-            l2: linear(L1, L2, vb.pp("l2"))?,
+            l1: linear(l1_inputs(hidden, pairwise), l1_width, vb.pp("l1"))?,
+            l2: linear(l1_width, L2, vb.pp("l2"))?,
             out: linear(L2, buckets, vb.pp("out"))?,
             hidden,
+            l1_width,
             buckets,
             pairwise,
             squared,
@@ -370,6 +386,8 @@ pub fn sparsity_order(
 /// Quantised weights for the integer kernel (see the module docs and [`simd`]).
 pub struct Quantised {
     pub hidden: usize,
+    /// Outputs of `l1` (16 or 32); the arrays below have 32 entries and the rest are 0.
+    pub l1_width: usize,
     /// `l1` inputs are pairwise products (see the module docs).
     pub pairwise: bool,
     /// `l1` inputs are squared clipped activations.
@@ -393,7 +411,7 @@ pub struct Quantised {
     /// by 24 with rounding, is the activation at scale [`HEAD_ACT`]. Sums fit i32 and
     /// multipliers are at most 2^24 (scales ≥ [`L1_SCALE_MIN`]), so products fit i64.
     pub l1_mul: [i32; L1],
-    /// Scale `2^l2`, grouped by two inputs: `[16][32][2]`.
+    /// Scale `2^l2`, grouped by two inputs: `[16][32][2]` (inputs beyond `l1_width`: 0).
     pub l2_w: Vec<i16>,
     /// Scale `1016 · 2^l2`, plus the rounding half.
     pub l2_b: [i32; L2],
@@ -471,13 +489,23 @@ impl Network {
         if !(scale.is_finite() && scale > 0.0) {
             return Err(format!("{name}: bad scale {scale}"));
         }
+        let l1_width = match tensors.get("l1.bias") {
+            Some(t) => t.dims1().map_err(ce("l1.bias must be 1-D"))?,
+            None => return Err(format!("{name}: missing tensor 'l1.bias'")),
+        };
+        if !simd::L1_WIDTHS.contains(&l1_width) {
+            return Err(format!(
+                "{name}: l1 has {l1_width} outputs; supported: {:?}",
+                simd::L1_WIDTHS
+            ));
+        }
         let pairwise = match tensors.get("l1.weight").map(|t| t.dims()) {
             Some([_, n]) if *n == 2 * hidden => false,
             Some([_, n]) if *n == hidden && hidden % 2 == 0 => true,
             Some(dims) => {
                 return Err(format!(
-                    "{name}: l1.weight is {dims:?}; expected [32, {}] or, with pairwise \
-                     products, [32, {hidden}]",
+                    "{name}: l1.weight is {dims:?}; expected [{l1_width}, {}] or, with \
+                     pairwise products, [{l1_width}, {hidden}]",
                     2 * hidden
                 ))
             }
@@ -485,7 +513,7 @@ impl Network {
         };
         let markers = Markers::of(&tensors).map_err(|e| format!("{name}: {e}"))?;
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
-        let model = Model::new(vb, hidden, buckets, pairwise, markers.squared)
+        let model = Model::new(vb, hidden, l1_width, buckets, pairwise, markers.squared)
             .map_err(|e| format!("{name}: {e}"))?;
         let q = Self::quantise(&model, markers.mirroring).map_err(|e| format!("{name}: {e}"))?;
         Ok(Network {
@@ -499,6 +527,7 @@ impl Network {
 
     fn quantise(model: &Model, mirroring: bool) -> Result<Quantised, String> {
         let h = model.hidden;
+        let width = model.l1_width;
         let get2 = |t: &Tensor, what: &str| -> Result<Vec<Vec<f32>>, String> {
             t.to_vec2::<f32>().map_err(|e| format!("{what}: {e}"))
         };
@@ -592,12 +621,24 @@ impl Network {
             }
         }
         let s1 = |o: usize| shifts.l1[o];
-        let l1_w = L1Weights::new(l1_inputs(h, pairwise), |o, i| {
+        let l1_w = L1Weights::new(l1_inputs(h, pairwise), width, |o, i| {
             (l1w[o][i] * s1(o)).round() as i8
         });
-        let l1_b = std::array::from_fn(|o| (l1b[o] * ACT as f32 * s1(o)).round() as i32);
+        // Outputs a 16-wide `l1` lacks: bias and multiplier 0, so their activations are 0.
+        let l1_b = std::array::from_fn(|o| {
+            if o < width {
+                (l1b[o] * ACT as f32 * s1(o)).round() as i32
+            } else {
+                0
+            }
+        });
         let l1_mul = std::array::from_fn(|o| {
-            ((1u64 << L1_MUL_SHIFT) as f64 * (HEAD_ACT / ACT) as f64 / s1(o) as f64).round() as i32
+            if o < width {
+                ((1u64 << L1_MUL_SHIFT) as f64 * (HEAD_ACT / ACT) as f64 / s1(o) as f64).round()
+                    as i32
+            } else {
+                0
+            }
         });
         let s2 = (1i32 << shifts.l2) as f32;
         let mut l2_w = vec![0i16; L1 * L2];
@@ -622,7 +663,7 @@ impl Network {
             .iter()
             .map(|b| b.unsigned_abs() as f64)
             .fold(0.0, f64::max)
-            + (L1 as f64) * HEAD_ACT as f64 * 32_000.0;
+            + (width as f64) * HEAD_ACT as f64 * 32_000.0;
         if l2_bound > i32::MAX as f64 {
             return Err("l2 biases too large for the i32 kernel".into());
         }
@@ -631,6 +672,7 @@ impl Network {
         }
         Ok(Quantised {
             hidden: h,
+            l1_width: width,
             pairwise,
             squared,
             mirroring,
@@ -651,14 +693,11 @@ impl Network {
 
     /// "name (size KiB, architecture)" for `info string` and logs.
     pub fn description(&self) -> String {
+        let scales = &self.q.shifts.l1[..self.q.l1_width];
         let l1_scales = format!(
             "{:.0}..{:.0}",
-            self.q
-                .shifts
-                .l1
-                .iter()
-                .fold(f32::INFINITY, |m, &s| m.min(s)),
-            self.q.shifts.l1.iter().fold(0f32, |m, &s| m.max(s))
+            scales.iter().fold(f32::INFINITY, |m, &s| m.min(s)),
+            scales.iter().fold(0f32, |m, &s| m.max(s))
         );
         format!(
             "{} ({} KiB, (782{}->{})x2{}{}->{}->{}->1{}, scale {}, shifts {}/{}/{}/{})",
@@ -668,7 +707,7 @@ impl Network {
             self.q.hidden,
             if self.q.pairwise { " pairwise" } else { "" },
             if self.q.squared { " screlu" } else { "" },
-            L1,
+            self.q.l1_width,
             L2,
             match self.q.buckets() {
                 1 => String::new(),
@@ -734,10 +773,10 @@ impl Quantised {
             *h = ((s as i64 * mul as i64 + HALF) >> L1_MUL_SHIFT).clamp(0, HEAD_ACT as i64) as i16;
         }
         let mut s2 = [0i32; L2];
-        simd::l2_dense(path, &h1, &self.l2_w, &self.l2_b, &mut s2);
+        simd::l2_dense(path, &h1, self.l1_width, &self.l2_w, &self.l2_b, &mut s2);
         let shift = self.shifts.l2;
         // Each product is at most 32,000 · 1,016 (`choose_shifts`) and there are 32 of
-        // them, so the sum fits i32.
+        // them, so the sum fits i32. (`h1` beyond `l1_width` is 0.)
         let mut dot = 0i32;
         for (&w, &s) in self.out_w[bucket].iter().zip(&s2) {
             dot += w * (s >> shift).clamp(0, HEAD_ACT);

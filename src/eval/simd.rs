@@ -32,8 +32,12 @@ pub const ACT_MAX: i16 = 127;
 /// 2 · 127 · 127 = 32,258, inside i16 (no saturation, so every version agrees). (Inputs
 /// up to 255 with weights up to 64 were measured too: 1.5× the error against candle.)
 pub const L1_WEIGHT_MAX: i8 = 127;
-/// Outputs of each head layer (both are 32 wide).
+/// Outputs of each head layer at most: `l2` is always 32 wide, `l1` 32 or 16
+/// ([`L1_WIDTHS`]); arrays of the head are sized for 32 and a 16-wide `l1` leaves the
+/// rest zero.
 pub const OUT: usize = 32;
+/// The `l1` widths the kernels support (each a whole number of 256-bit registers of i32).
+pub const L1_WIDTHS: [usize; 2] = [16, 32];
 
 /// Which version of the kernels to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -396,35 +400,44 @@ unsafe fn clip16_avx2(
 // Head layer 1: sparse u8 × i8
 // ---------------------------------------------------------------------------------------
 
-/// The `l1` weights (i8) in two layouts: grouped by four inputs for the SIMD kernels
-/// (one group of inputs meets one contiguous 128-byte block), and one row of 32 outputs
-/// per input for the portable kernel.
+/// The `l1` weights (i8) of `width` outputs ([`L1_WIDTHS`]) in two layouts: grouped by
+/// four inputs for the SIMD kernels (one group of inputs meets one contiguous block of
+/// `4 · width` bytes), and one row of `width` outputs per input for the portable kernel.
 pub struct L1Weights {
-    /// `[inputs/4][32][4]`.
+    /// Outputs: 32 or 16.
+    pub width: usize,
+    /// `[inputs/4][width][4]`.
     pub grouped: Vec<i8>,
-    /// `[inputs][32]`.
+    /// `[inputs][width]`.
     pub by_input: Vec<i8>,
 }
 
 impl L1Weights {
-    /// From `w(output, input)` for `inputs` inputs.
-    pub fn new(inputs: usize, w: impl Fn(usize, usize) -> i8) -> Self {
-        let mut grouped = vec![0i8; inputs * OUT];
-        let mut by_input = vec![0i8; inputs * OUT];
+    /// From `w(output, input)` for `inputs` inputs and `width` outputs (one of
+    /// [`L1_WIDTHS`]; panics otherwise).
+    pub fn new(inputs: usize, width: usize, w: impl Fn(usize, usize) -> i8) -> Self {
+        assert!(L1_WIDTHS.contains(&width), "unsupported l1 width {width}");
+        let mut grouped = vec![0i8; inputs * width];
+        let mut by_input = vec![0i8; inputs * width];
         for i in 0..inputs {
-            for o in 0..OUT {
-                grouped[(i / 4 * OUT + o) * 4 + i % 4] = w(o, i);
-                by_input[i * OUT + o] = w(o, i);
+            for o in 0..width {
+                grouped[(i / 4 * width + o) * 4 + i % 4] = w(o, i);
+                by_input[i * width + o] = w(o, i);
             }
         }
-        L1Weights { grouped, by_input }
+        L1Weights {
+            width,
+            grouped,
+            by_input,
+        }
     }
 }
 
 /// `out[o] = bias[o] + Σ_i x[i] · w(o, i)` over inputs `x` in 0..=127 and weights in
-/// −127..=127 (so `vpmaddubsw` never saturates). Groups of four inputs that are all zero
-/// are skipped: their indices are listed first (without branches), then the list is
-/// walked. `groups` is scratch space of `x.len()/4 + 8` entries.
+/// −127..=127 (so `vpmaddubsw` never saturates), for the `w.width` outputs; the rest of
+/// `out` is `bias`. Groups of four inputs that are all zero are skipped: their indices
+/// are listed first (without branches), then the list is walked. `groups` is scratch
+/// space of `x.len()/4 + 8` entries.
 #[inline]
 pub fn l1_sparse(
     path: Path,
@@ -435,8 +448,9 @@ pub fn l1_sparse(
     out: &mut [i32; OUT],
 ) {
     let grouped = &w.grouped;
+    let width = w.width;
     assert!(
-        x.len().is_multiple_of(4) && grouped.len() == x.len() * OUT,
+        x.len().is_multiple_of(4) && grouped.len() == x.len() * width,
         "l1 sizes"
     );
     assert!(
@@ -448,29 +462,47 @@ pub fn l1_sparse(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: AVX2 present and x.len() % 32 == 0 (`for_width`); sizes checked above;
         // `nonzero_groups_avx2` writes at most x.len()/4 + 8 entries.
+        // The register count follows `width`, which `L1Weights::new` keeps to 16 or 32.
         Path::Avx2 => unsafe {
             let n = nonzero_groups_avx2(x, groups);
-            l1_groups_avx2(x, grouped, &groups[..n], bias, out)
+            if width == 16 {
+                l1_groups_avx2::<2>(x, grouped, &groups[..n], bias, out)
+            } else {
+                l1_groups_avx2::<4>(x, grouped, &groups[..n], bias, out)
+            }
         },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above; `Vnni` is only returned when the CPU has AVX-512 VNNI + VL.
         Path::Vnni => unsafe {
             let n = nonzero_groups_avx2(x, groups);
-            l1_groups_vnni(x, grouped, &groups[..n], bias, out)
+            if width == 16 {
+                l1_groups_vnni::<2>(x, grouped, &groups[..n], bias, out)
+            } else {
+                l1_groups_vnni::<4>(x, grouped, &groups[..n], bias, out)
+            }
         },
-        _ => l1_sparse_portable(x, &w.by_input, bias, out),
+        _ => l1_sparse_portable(x, &w.by_input, width, bias, out),
     }
 }
 
-/// One nonzero input at a time (about half are zero), its row of 32 weights added to the
-/// 32 sums: a fixed-width loop the compiler vectorises on any target.
-fn l1_sparse_portable(x: &[u8], w: &[i8], bias: &[i32; OUT], out: &mut [i32; OUT]) {
+/// One nonzero input at a time (about half are zero), its row of `width` weights added
+/// to the sums: a fixed-width loop the compiler vectorises on any target.
+fn l1_sparse_portable(x: &[u8], w: &[i8], width: usize, bias: &[i32; OUT], out: &mut [i32; OUT]) {
     *out = *bias;
-    for (&xi, row) in x.iter().zip(w.chunks_exact(OUT)) {
+    if width == 16 {
+        l1_rows_portable::<16>(x, w, out);
+    } else {
+        l1_rows_portable::<32>(x, w, out);
+    }
+}
+
+fn l1_rows_portable<const W: usize>(x: &[u8], w: &[i8], out: &mut [i32; OUT]) {
+    let out: &mut [i32; W] = (&mut out[..W]).try_into().expect("W ≤ 32");
+    for (&xi, row) in x.iter().zip(w.chunks_exact(W)) {
         if xi == 0 {
             continue;
         }
-        let row: &[i8; OUT] = row.try_into().expect("row of 32");
+        let row: &[i8; W] = row.try_into().expect("row of W");
         for (acc, &wo) in out.iter_mut().zip(row) {
             *acc += xi as i32 * wo as i32;
         }
@@ -520,10 +552,11 @@ unsafe fn nonzero_groups_avx2(x: &[u8], out: &mut [u16]) -> usize {
 }
 
 /// The listed groups, two at a time into two sets of accumulators (so the additions of
-/// consecutive groups do not wait on each other).
+/// consecutive groups do not wait on each other); `R` registers of eight i32 outputs
+/// (`w` is laid out for `8 · R` outputs).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn l1_groups_avx2(
+unsafe fn l1_groups_avx2<const R: usize>(
     x: &[u8],
     w: &[i8],
     groups: &[u16],
@@ -533,21 +566,17 @@ unsafe fn l1_groups_avx2(
     use std::arch::x86_64::*;
     let ones = _mm256_set1_epi16(1);
     let bp = bias.as_ptr() as *const __m256i;
-    // SAFETY (whole function): `bias`/`out` hold 32 i32 = 4 registers; every listed group
-    // g < x.len()/4 reads x[4g .. 4g + 4] and w[128g .. 128g + 128].
-    let mut a = [
-        _mm256_loadu_si256(bp),
-        _mm256_loadu_si256(bp.add(1)),
-        _mm256_loadu_si256(bp.add(2)),
-        _mm256_loadu_si256(bp.add(3)),
-    ];
-    let mut b = [_mm256_setzero_si256(); 4];
+    // SAFETY (whole function): R ≤ 4 and `bias`/`out` hold 32 i32 = 4 registers; every
+    // listed group g < x.len()/4 reads x[4g .. 4g + 4] and the 32R bytes of
+    // w[32Rg .. 32R(g + 1)].
+    let mut a: [__m256i; R] = std::array::from_fn(|k| _mm256_loadu_si256(bp.add(k)));
+    let mut b = [_mm256_setzero_si256(); R];
     let xp = x.as_ptr();
     let wp = w.as_ptr();
-    let one_group = |acc: &mut [__m256i; 4], g: u16| {
+    let one_group = |acc: &mut [__m256i; R], g: u16| {
         let g = g as usize;
         let inputs = _mm256_set1_epi32((xp.add(4 * g) as *const i32).read_unaligned());
-        let block = wp.add(g * 4 * OUT) as *const __m256i;
+        let block = wp.add(g * 32 * R) as *const __m256i;
         for (k, r) in acc.iter_mut().enumerate() {
             let pairs = _mm256_maddubs_epi16(inputs, _mm256_loadu_si256(block.add(k)));
             *r = _mm256_add_epi32(*r, _mm256_madd_epi16(pairs, ones));
@@ -562,8 +591,11 @@ unsafe fn l1_groups_avx2(
         one_group(&mut a, *g);
     }
     let op = out.as_mut_ptr() as *mut __m256i;
-    for k in 0..4 {
+    for k in 0..R {
         _mm256_storeu_si256(op.add(k), _mm256_add_epi32(a[k], b[k]));
+    }
+    for k in R..4 {
+        _mm256_storeu_si256(op.add(k), _mm256_loadu_si256(bp.add(k)));
     }
 }
 
@@ -573,7 +605,7 @@ unsafe fn l1_groups_avx2(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512vnni,avx512vl")]
 #[allow(clippy::needless_range_loop)] // register k of four sets reads clearer by index
-unsafe fn l1_groups_vnni(
+unsafe fn l1_groups_vnni<const R: usize>(
     x: &[u8],
     w: &[i8],
     groups: &[u16],
@@ -583,16 +615,16 @@ unsafe fn l1_groups_vnni(
     use std::arch::x86_64::*;
     let bp = bias.as_ptr() as *const __m256i;
     // SAFETY (whole function): as in `l1_groups_avx2`.
-    let mut sets = [[_mm256_setzero_si256(); 4]; 4];
-    for k in 0..4 {
+    let mut sets = [[_mm256_setzero_si256(); R]; 4];
+    for k in 0..R {
         sets[0][k] = _mm256_loadu_si256(bp.add(k));
     }
     let xp = x.as_ptr();
     let wp = w.as_ptr();
-    let one_group = |acc: &mut [__m256i; 4], g: u16| {
+    let one_group = |acc: &mut [__m256i; R], g: u16| {
         let g = g as usize;
         let inputs = _mm256_set1_epi32((xp.add(4 * g) as *const i32).read_unaligned());
-        let block = wp.add(g * 4 * OUT) as *const __m256i;
+        let block = wp.add(g * 32 * R) as *const __m256i;
         for (k, r) in acc.iter_mut().enumerate() {
             *r = _mm256_dpbusd_epi32(*r, inputs, _mm256_loadu_si256(block.add(k)));
         }
@@ -607,10 +639,13 @@ unsafe fn l1_groups_vnni(
         one_group(set, g);
     }
     let op = out.as_mut_ptr() as *mut __m256i;
-    for k in 0..4 {
+    for k in 0..R {
         let s01 = _mm256_add_epi32(sets[0][k], sets[1][k]);
         let s23 = _mm256_add_epi32(sets[2][k], sets[3][k]);
         _mm256_storeu_si256(op.add(k), _mm256_add_epi32(s01, s23));
+    }
+    for k in R..4 {
+        _mm256_storeu_si256(op.add(k), _mm256_loadu_si256(bp.add(k)));
     }
 }
 
@@ -618,22 +653,37 @@ unsafe fn l1_groups_vnni(
 // Head layer 2: dense i16 × i16
 // ---------------------------------------------------------------------------------------
 
-/// `out[o] = bias[o] + Σ_i x[i] · w[(i/2 · 32 + o) · 2 + i%2]` for 32 inputs.
+/// `out[o] = bias[o] + Σ_i x[i] · w[(i/2 · 32 + o) · 2 + i%2]` for the first `inputs`
+/// inputs (the width of `l1`, even and at most 32).
 #[inline]
-pub fn l2_dense(path: Path, x: &[i16; OUT], w: &[i16], bias: &[i32; OUT], out: &mut [i32; OUT]) {
+pub fn l2_dense(
+    path: Path,
+    x: &[i16; OUT],
+    inputs: usize,
+    w: &[i16],
+    bias: &[i32; OUT],
+    out: &mut [i32; OUT],
+) {
     assert!(w.len() == OUT * OUT, "l2 sizes");
+    assert!(inputs.is_multiple_of(2) && inputs <= OUT, "l2 inputs");
     match path.for_width(OUT) {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the CPU has AVX2 (`for_width`); sizes are fixed by the types and
         // checked above.
-        Path::Avx2 | Path::Vnni => unsafe { l2_dense_avx2(x, w, bias, out) },
-        _ => l2_dense_portable(x, w, bias, out),
+        Path::Avx2 | Path::Vnni => unsafe { l2_dense_avx2(x, inputs, w, bias, out) },
+        _ => l2_dense_portable(x, inputs, w, bias, out),
     }
 }
 
-fn l2_dense_portable(x: &[i16; OUT], w: &[i16], bias: &[i32; OUT], out: &mut [i32; OUT]) {
+fn l2_dense_portable(
+    x: &[i16; OUT],
+    inputs: usize,
+    w: &[i16],
+    bias: &[i32; OUT],
+    out: &mut [i32; OUT],
+) {
     *out = *bias;
-    for (pair, xs) in x.chunks_exact(2).enumerate() {
+    for (pair, xs) in x[..inputs].chunks_exact(2).enumerate() {
         let block = &w[pair * 2 * OUT..(pair + 1) * 2 * OUT];
         for (o, ws) in out.iter_mut().zip(block.chunks_exact(2)) {
             *o += xs[0] as i32 * ws[0] as i32 + xs[1] as i32 * ws[1] as i32;
@@ -643,7 +693,13 @@ fn l2_dense_portable(x: &[i16; OUT], w: &[i16], bias: &[i32; OUT], out: &mut [i3
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn l2_dense_avx2(x: &[i16; OUT], w: &[i16], bias: &[i32; OUT], out: &mut [i32; OUT]) {
+unsafe fn l2_dense_avx2(
+    x: &[i16; OUT],
+    inputs: usize,
+    w: &[i16],
+    bias: &[i32; OUT],
+    out: &mut [i32; OUT],
+) {
     use std::arch::x86_64::*;
     let bp = bias.as_ptr() as *const __m256i;
     // SAFETY: 32 i32 / 32 i16 arrays and a 1024-entry weight block (checked by caller).
@@ -654,11 +710,11 @@ unsafe fn l2_dense_avx2(x: &[i16; OUT], w: &[i16], bias: &[i32; OUT], out: &mut 
         _mm256_loadu_si256(bp.add(3)),
     ];
     let xp = x.as_ptr() as *const i32;
-    for pair in 0..OUT / 2 {
-        let inputs = _mm256_set1_epi32(xp.add(pair).read_unaligned());
+    for pair in 0..inputs / 2 {
+        let xs = _mm256_set1_epi32(xp.add(pair).read_unaligned());
         let wp = w.as_ptr().add(pair * 2 * OUT) as *const __m256i;
         for (k, a) in acc.iter_mut().enumerate() {
-            *a = _mm256_add_epi32(*a, _mm256_madd_epi16(inputs, _mm256_loadu_si256(wp.add(k))));
+            *a = _mm256_add_epi32(*a, _mm256_madd_epi16(xs, _mm256_loadu_si256(wp.add(k))));
         }
     }
     let op = out.as_mut_ptr() as *mut __m256i;
@@ -676,15 +732,15 @@ mod tests {
     #[test]
     fn kernels_agree_on_random_inputs() {
         let mut rng = StdRng::seed_from_u64(7);
-        for h in [32usize, 64, 256, 288, 48] {
+        for (h, width) in [(32usize, 32usize), (64, 16), (256, 32), (288, 16), (48, 32)] {
             let w: Vec<i16> = (0..20 * h).map(|_| rng.gen_range(-300..300)).collect();
             let src: Vec<i16> = (0..h).map(|_| rng.gen_range(-5000..5000)).collect();
             let tab: Vec<i16> = (0..h).map(|_| rng.gen_range(-500..500)).collect();
             let (add, sub) = ([3u16, 7, 19], [0u16, 11]);
-            let l1w: Vec<i8> = (0..2 * h * OUT)
+            let l1w: Vec<i8> = (0..2 * h * width)
                 .map(|_| rng.gen_range(-127..=127))
                 .collect();
-            let l1 = L1Weights::new(2 * h, |o, i| l1w[o * 2 * h + i]);
+            let l1 = L1Weights::new(2 * h, width, |o, i| l1w[o * 2 * h + i]);
             let l2w: Vec<i16> = (0..OUT * OUT)
                 .map(|_| rng.gen_range(-20000..20000))
                 .collect();
@@ -701,7 +757,7 @@ mod tests {
                 l1_sparse(p, &x, &l1, &bias, &mut groups, &mut s1);
                 let h1: [i16; OUT] = std::array::from_fn(|i| (s1[i] >> 12).clamp(0, 1024) as i16);
                 let mut s2 = [0i32; OUT];
-                l2_dense(p, &h1, &l2w, &bias, &mut s2);
+                l2_dense(p, &h1, width, &l2w, &bias, &mut s2);
                 let mut pair = vec![0u8; h / 2];
                 activate_pairwise(p, &src, &tab, 3, &mut pair);
                 let mut squared = vec![0u8; h];
@@ -709,10 +765,10 @@ mod tests {
                 results.push((dst, x, s1, s2, pair, squared));
             }
             for r in &results[1..] {
-                assert_eq!(r, &results[0], "h = {h}");
+                assert_eq!(r, &results[0], "h = {h}, width {width}");
             }
             // The portable results are what the definitions say.
-            let (dst, x, s1, _, pair, squared) = &results[0];
+            let (dst, x, s1, s2, pair, squared) = &results[0];
             for (i, &v) in pair.iter().enumerate() {
                 // Multiplied before the shift of 3, as the squares below.
                 let a = |i: usize| (src[i] as i32 + tab[i] as i32).clamp(0, 127 << 3) << 5;
@@ -753,12 +809,22 @@ mod tests {
                 zeros > 0 && zeros < 2 * h,
                 "test inputs should be partly zero"
             );
-            for o in [0, 31] {
+            for o in [0, width - 1] {
                 let want: i32 = bias[o]
                     + (0..2 * h)
                         .map(|i| x[i] as i32 * l1w[o * 2 * h + i] as i32)
                         .sum::<i32>();
                 assert_eq!(s1[o], want);
+            }
+            // Outputs beyond `l1`'s width are its bias; `l2` reads only `width` inputs.
+            assert_eq!(s1[width..], bias[width..]);
+            let h1: Vec<i32> = s1.iter().map(|&s| (s >> 12).clamp(0, 1024)).collect();
+            for o in [0, 31] {
+                let want: i32 = bias[o]
+                    + (0..width)
+                        .map(|i| h1[i] * l2w[(i / 2 * OUT + o) * 2 + i % 2] as i32)
+                        .sum::<i32>();
+                assert_eq!(s2[o], want, "l2 output {o}");
             }
         }
     }

@@ -64,6 +64,9 @@ pub struct TrainArgs {
     /// Accumulator size per perspective.
     #[arg(long, default_value_t = 256)]
     pub hidden: usize,
+    /// Outputs of the first head layer `l1`: 32, or 16 (half its cost per evaluation).
+    #[arg(long = "l1", default_value_t = crate::eval::network::L1_DEFAULT)]
+    pub l1_width: usize,
     /// Output buckets by the number of pieces on the board (1 = a single output).
     #[arg(long, default_value_t = 1)]
     pub output_buckets: usize,
@@ -91,7 +94,7 @@ pub struct TrainArgs {
     #[arg(long)]
     pub resume: Option<String>,
     /// Start from this network's weights instead of random ones (fine-tuning a net on new
-    /// data): it must have the same `--hidden`, `--output-buckets`, `--pairwise`, `--screlu` and `--mirror`, and
+    /// data): it must have the same `--hidden`, `--l1`, `--output-buckets`, `--pairwise`, `--screlu` and `--mirror`, and
     /// its `scale` must equal `--scale`; a net with one output bucket may also start a run
     /// with more (each bucket a copy of its output row). The optimiser starts afresh.
     #[arg(long, conflicts_with = "resume")]
@@ -153,6 +156,7 @@ const NAMES: [&str; 8] = [
 fn init_weights(
     vars: &HashMap<String, Var>,
     l1_inputs: usize,
+    l1_width: usize,
     rng: &mut StdRng,
 ) -> Result<(), String> {
     for name in NAMES {
@@ -162,7 +166,8 @@ fn init_weights(
         let fan_in = match name.split('.').next() {
             Some("ft") => 32,
             Some("l1") => l1_inputs,
-            _ => crate::eval::network::L1,
+            Some("l2") => l1_width,
+            _ => crate::eval::network::L2,
         };
         let bound = (1.0 / (fan_in as f32).sqrt()).min(WEIGHT_CLIP);
         let n = var.as_tensor().elem_count();
@@ -397,7 +402,7 @@ fn set_vars(
         let var = vars.get(name).ok_or("missing var")?;
         if t.shape() != var.shape() {
             return Err(format!(
-                "{what}: {name} is {:?}, this net {:?} (same --hidden, --output-buckets, --pairwise?)",
+                "{what}: {name} is {:?}, this net {:?} (same --hidden, --l1, --output-buckets, --pairwise?)",
                 t.shape(),
                 var.shape()
             ));
@@ -519,6 +524,7 @@ pub fn score_net(args: &TrainArgs, path: &str) -> Result<(f64, usize), String> {
     let hidden = dims("ft.bias")?[0];
     let buckets = dims("out.bias")?[0];
     let pairwise = dims("l1.weight")?.get(1) == Some(&hidden);
+    let l1_width = dims("l1.bias")?[0];
     let markers = Markers::of(&map).map_err(|e| format!("'{path}': {e}"))?;
     let scale = match map.get("scale") {
         Some(t) => t.to_vec1::<f32>().map_err(ce)?[0],
@@ -526,7 +532,7 @@ pub fn score_net(args: &TrainArgs, path: &str) -> Result<(f64, usize), String> {
     };
     let varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
-    let model = Model::new(vb, hidden, buckets, pairwise, markers.squared).map_err(ce)?;
+    let model = Model::new(vb, hidden, l1_width, buckets, pairwise, markers.squared).map_err(ce)?;
     let vars = varmap
         .data()
         .lock()
@@ -547,6 +553,13 @@ pub fn score_net(args: &TrainArgs, path: &str) -> Result<(f64, usize), String> {
 pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
     if args.hidden == 0 || args.hidden > 4096 {
         return Err(format!("--hidden must be in 1..=4096, got {}", args.hidden));
+    }
+    if !crate::eval::simd::L1_WIDTHS.contains(&args.l1_width) {
+        return Err(format!(
+            "--l1 must be one of {:?}, got {}",
+            crate::eval::simd::L1_WIDTHS,
+            args.l1_width
+        ));
     }
     if args.pairwise && !args.hidden.is_multiple_of(2) {
         return Err(format!(
@@ -616,6 +629,7 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
     let model = Model::new(
         vb,
         args.hidden,
+        args.l1_width,
         args.output_buckets,
         args.pairwise,
         args.screlu,
@@ -626,7 +640,12 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
         .lock()
         .map_err(|_| "var map lock poisoned")?
         .clone();
-    init_weights(&vars, l1_inputs(args.hidden, args.pairwise), &mut rng)?;
+    init_weights(
+        &vars,
+        l1_inputs(args.hidden, args.pairwise),
+        args.l1_width,
+        &mut rng,
+    )?;
     if let Some(path) = &args.init {
         let map = candle_core::safetensors::load(path, &Device::Cpu)
             .map_err(|e| format!("cannot read --init '{path}': {e}"))?;
