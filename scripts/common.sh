@@ -16,11 +16,11 @@ validation_args() {
 }
 
 # Sets RECIPE_ARGS to the trainer's flags for a net's shape and schedule, from HIDDEN,
-# BUCKETS, PAIRWISE, SCRELU and MIRROR (0 or 1), LR, LR_FINAL and LAMBDA. Batch size,
+# BUCKETS, L1 (32 when unset), PAIRWISE, SCRELU and MIRROR (0 or 1), LR, LR_FINAL and LAMBDA. Batch size,
 # score scale and seed are the same for every net.
 recipe_args() {
   RECIPE_ARGS=(--batch-size 8192 --lr "$LR" --lr-final "$LR_FINAL" --wdl-lambda "$LAMBDA"
-    --scale 400 --hidden "$HIDDEN" --output-buckets "$BUCKETS" --seed 1)
+    --scale 400 --hidden "$HIDDEN" --l1 "${L1:-32}" --output-buckets "$BUCKETS" --seed 1)
   if (( PAIRWISE )); then RECIPE_ARGS+=(--pairwise); fi
   if (( SCRELU )); then RECIPE_ARGS+=(--screlu); fi
   if (( MIRROR )); then RECIPE_ARGS+=(--mirror); fi

@@ -29,7 +29,8 @@
 # Usage: NAME=rookery-gen2 [DATAGEN_TIME=s DATA_GEN=1 SEED=n NODES=5000 THREADS=2]
 #        [EPOCHS=6 HIDDEN=256 BUCKETS=1 PAIRWISE=0 SCRELU=0 MIRROR=0 SELFPLAY_WEIGHT=1 SHARED_WEIGHT=1]
 #        [GEN_WEIGHTS="g=w …"]
-#        [LR=0.004 LR_FINAL=0.05 LAMBDA=0 INIT=nets/<net>.safetensors MAX_STEPS=n]
+#        [L1=32] [LR=0.004 LR_FINAL=0.05 LAMBDA=0 INIT=nets/<net>.safetensors
+#        INIT_FT=nets/<net>.safetensors MAX_STEPS=n]
 #        [GAMES=400 TC=8+0.08 SPRT="0 10" GATE_NODES=n GATE_SEED=s]
 #        [EMBED=1] [TRAIN_ONLY=1] scripts/generation.sh
 set -euo pipefail
@@ -42,6 +43,8 @@ NODES=${NODES:-5000}
 THREADS=${THREADS:-2}
 EPOCHS=${EPOCHS:-6}
 HIDDEN=${HIDDEN:-256}
+# L1: outputs of the head's first layer (32, or 16 for half its cost per evaluation).
+L1=${L1:-32}
 BUCKETS=${BUCKETS:-1}
 PAIRWISE=${PAIRWISE:-0}
 # SCRELU=1: squared clipped ReLU after the feature transformer (`rookery train --screlu`).
@@ -58,6 +61,9 @@ LAMBDA=${LAMBDA:-0}
 LR_FINAL=${LR_FINAL:-0.05}
 # INIT: fine-tune this net (same architecture) instead of starting from random weights.
 INIT=${INIT:-}
+# INIT_FT: start the feature transformer from this net and the head from random weights
+# (a run that changes the head's shape, e.g. L1=16).
+INIT_FT=${INIT_FT:-}
 GAMES=${GAMES:-400}
 TC=${TC:-8+0.08}
 SPRT=${SPRT:-}
@@ -117,7 +123,12 @@ else
   [[ -e $RUN/checkpoints/resume.safetensors ]] && resume=(--resume "$RUN/checkpoints/resume.safetensors")
   steps=()
   init=()
-  [[ -n $INIT ]] && init=(--init "$INIT")
+  # A resumed run restores its weights from the checkpoint; the starting net is only read
+  # at the start.
+  if (( ${#resume[@]} == 0 )); then
+    [[ -n $INIT ]] && init=(--init "$INIT")
+    [[ -n $INIT_FT ]] && init=(--init-ft "$INIT_FT")
+  fi
   recipe_args
   [[ -n ${MAX_STEPS:-} ]] && steps=(--stop-after-steps "$MAX_STEPS")
   echo "== train: $NET from ${#data[@]} files ($used self-play, weight $SELFPLAY_WEIGHT${GEN_WEIGHTS:+, by generation $GEN_WEIGHTS})"
@@ -185,7 +196,7 @@ data_record=$DATA_RECORD
 verdict=$(python3 scripts/generation_record.py --name "$NAME" --base "$BASE_NET" \
   --net "$NET" --results "$RESULTS" --loss "docs/nets/$NAME-loss.csv" --data-list "$data_record" \
   --selfplay-weight "$SELFPLAY_WEIGHT${GEN_WEIGHTS:+ (generation weights $GEN_WEIGHTS)}$([[ $SHARED_WEIGHT == 1 ]] || echo ", Stockfish data $SHARED_WEIGHT")" --epochs "$EPOCHS" \
-  --training-note "${INIT:+from $(basename "$INIT" .safetensors)}$([[ $LR == 0.004 ]] || echo " lr $LR")$([[ $LR_FINAL == 0.05 ]] || echo " final lr ×$LR_FINAL")$([[ $LAMBDA == 0.3 ]] || echo ", λ $LAMBDA")" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE" --screlu "$SCRELU" --mirror "$MIRROR")
+  --training-note "${INIT:+from $(basename "$INIT" .safetensors)}${INIT_FT:+feature transformer from $(basename "$INIT_FT" .safetensors)}$([[ $L1 == 32 ]] || echo ", l1 $L1")$([[ $LR == 0.004 ]] || echo " lr $LR")$([[ $LR_FINAL == 0.05 ]] || echo " final lr ×$LR_FINAL")$([[ $LAMBDA == 0.3 ]] || echo ", λ $LAMBDA")" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE" --screlu "$SCRELU" --mirror "$MIRROR")
 echo "== verdict: $verdict"
 python3 scripts/plot_generations.py >/dev/null || echo "docs/generations.png not redrawn (matplotlib?)" >&2
 if [[ $verdict == accepted && $EMBED == 1 ]]; then

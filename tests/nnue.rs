@@ -870,6 +870,29 @@ fn training_starts_from_init_net() {
         .expect("an unmirrored net cannot start a mirrored run");
     assert!(err.contains("--mirror"), "{err}");
 
+    // --init-ft: the feature transformer from the base net, a head of another shape
+    // (l1 16 wide, 8 buckets) from random weights.
+    let mut new_head = args_for("new-head");
+    new_head.init_ft = Some(base_path.clone());
+    new_head.lr = 1e-12;
+    new_head.l1_width = 16;
+    new_head.output_buckets = 8;
+    new_head.seed = 7;
+    let new_head = rookery::train::train(&new_head).expect("run from --init-ft");
+    for name in ["ft.weight", "ft.bias"] {
+        let diff = max_abs_difference(&base.tensors[name], &new_head.tensors[name]);
+        assert!(diff <= 1e-6, "{name} moved by {diff} from the --init-ft net");
+    }
+    assert_eq!(new_head.tensors["l1.weight"].dims()[0], 16);
+    assert_eq!(new_head.tensors["out.weight"].dims()[0], 8);
+    let mut ft_wrong_hidden = args_for("ft-wrong-hidden");
+    ft_wrong_hidden.hidden = 32;
+    ft_wrong_hidden.init_ft = Some(base_path.clone());
+    let err = rookery::train::train(&ft_wrong_hidden)
+        .err()
+        .expect("--init-ft of another width refused");
+    assert!(err.contains("--hidden"), "{err}");
+
     let mut wrong_scale = args_for("wrong-scale");
     wrong_scale.scale = 300.0;
     wrong_scale.init = Some(base_path);

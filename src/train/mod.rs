@@ -99,6 +99,12 @@ pub struct TrainArgs {
     /// with more (each bucket a copy of its output row). The optimiser starts afresh.
     #[arg(long, conflicts_with = "resume")]
     pub init: Option<String>,
+    /// Start the feature transformer (`ft.weight`, `ft.bias`) from this network and the
+    /// head from random weights: for a run that changes the head's shape (`--l1`,
+    /// `--output-buckets`) without learning the first layer again from nothing. The net
+    /// must have the same `--hidden`, `--screlu`, `--mirror` and `scale`.
+    #[arg(long, conflicts_with_all = ["resume", "init"])]
+    pub init_ft: Option<String>,
     /// Stop after this many optimiser steps in all, leaving a resume checkpoint (for runs
     /// that must fit a time slot).
     #[arg(long)]
@@ -384,6 +390,17 @@ fn set_vars(
     markers: Markers,
     what: &str,
 ) -> Result<(), String> {
+    set_named_vars(map, vars, markers, what, &NAMES)
+}
+
+/// [`set_vars`] for the tensors `names` only (the rest keep their values).
+fn set_named_vars(
+    map: &HashMap<String, Tensor>,
+    vars: &HashMap<String, Var>,
+    markers: Markers,
+    what: &str,
+    names: &[&str],
+) -> Result<(), String> {
     let found = Markers::of(map).map_err(|e| format!("{what}: {e}"))?;
     if found.squared != markers.squared {
         return Err(format!(
@@ -395,7 +412,7 @@ fn set_vars(
             "{what}: its input mirroring is not this run's (same --mirror?)"
         ));
     }
-    for name in NAMES {
+    for &name in names {
         let t = map
             .get(name)
             .ok_or_else(|| format!("{what} lacks {name}"))?;
@@ -408,6 +425,19 @@ fn set_vars(
             ));
         }
         var.set(t).map_err(ce)?;
+    }
+    Ok(())
+}
+
+/// A starting net's `scale` (cp per unit of output) must be the run's.
+fn check_init_scale(map: &HashMap<String, Tensor>, path: &str, want: f32) -> Result<(), String> {
+    if let Some(scale) = map.get("scale") {
+        let scale = scale.to_vec1::<f32>().map_err(ce)?[0];
+        if scale != want {
+            return Err(format!(
+                "'{path}' has scale {scale}, this run --scale {want}"
+            ));
+        }
     }
     Ok(())
 }
@@ -649,18 +679,20 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
     if let Some(path) = &args.init {
         let map = candle_core::safetensors::load(path, &Device::Cpu)
             .map_err(|e| format!("cannot read --init '{path}': {e}"))?;
-        if let Some(scale) = map.get("scale") {
-            let scale = scale.to_vec1::<f32>().map_err(ce)?[0];
-            if scale != args.scale {
-                return Err(format!(
-                    "--init '{path}' has scale {scale}, this run --scale {}",
-                    args.scale
-                ));
-            }
-        }
+        check_init_scale(&map, path, args.scale)?;
         let map = spread_output_buckets(map, args.output_buckets)?;
         set_vars(&map, &vars, args.markers(), &format!("--init '{path}'"))?;
         say(format!("starting from the weights of {path}"));
+    }
+    if let Some(path) = &args.init_ft {
+        let map = candle_core::safetensors::load(path, &Device::Cpu)
+            .map_err(|e| format!("cannot read --init-ft '{path}': {e}"))?;
+        check_init_scale(&map, path, args.scale)?;
+        let what = format!("--init-ft '{path}'");
+        set_named_vars(&map, &vars, args.markers(), &what, &["ft.weight", "ft.bias"])?;
+        say(format!(
+            "feature transformer from {path}, head from random weights"
+        ));
     }
     let clipped: Vec<Var> = ["ft.weight", "ft.bias", "l1.weight"]
         .iter()
