@@ -410,7 +410,7 @@ pub struct Quantised {
     /// `round(2^24 · 8 / s_o)`: an `l1` sum (scale `127 · s_o`) times this, shifted right
     /// by 24 with rounding, is the activation at scale [`HEAD_ACT`]. Sums fit i32 and
     /// multipliers are at most 2^24 (scales ≥ [`L1_SCALE_MIN`]), so products fit i64.
-    pub l1_mul: [i32; L1],
+    pub l1_mul: [u32; L1],
     /// Scale `2^l2`, grouped by two inputs: `[16][32][2]` (inputs beyond `l1_width`: 0).
     pub l2_w: Vec<i16>,
     /// Scale `1016 · 2^l2`, plus the rounding half.
@@ -635,7 +635,7 @@ impl Network {
         let l1_mul = std::array::from_fn(|o| {
             if o < width {
                 ((1u64 << L1_MUL_SHIFT) as f64 * (HEAD_ACT / ACT) as f64 / s1(o) as f64).round()
-                    as i32
+                    as u32
             } else {
                 0
             }
@@ -768,9 +768,14 @@ impl Quantised {
     #[inline(always)]
     fn head_rest(&self, path: Path, s1: &[i32; L1], bucket: usize) -> i32 {
         let mut h1 = [0i16; L1];
-        const HALF: i64 = 1 << (L1_MUL_SHIFT - 1);
+        const HALF: u64 = 1 << (L1_MUL_SHIFT - 1);
+        // A negative sum becomes 0 either way (the rounding half is less than one unit),
+        // so the product is taken of non-negative numbers, as u64 (`vpmuludq`; AVX2 has
+        // no signed 64-bit shift or clamp). Multipliers are at most 2^24, so the shifted
+        // product is at most the sum and fits u32 for the upper clamp.
         for ((h, &s), &mul) in h1.iter_mut().zip(s1).zip(&self.l1_mul) {
-            *h = ((s as i64 * mul as i64 + HALF) >> L1_MUL_SHIFT).clamp(0, HEAD_ACT as i64) as i16;
+            let p = (s.max(0) as u32 as u64 * mul as u64 + HALF) >> L1_MUL_SHIFT;
+            *h = (p as u32).min(HEAD_ACT as u32) as i16;
         }
         let mut s2 = [0i32; L2];
         simd::l2_dense(path, &h1, self.l1_width, &self.l2_w, &self.l2_b, &mut s2);
