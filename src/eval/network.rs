@@ -74,7 +74,7 @@ const HEAD_SHIFT: u32 = 3;
 /// Per-network quantisation shifts, as large as the ranges allow:
 /// - `acc` k (≤ 3): the accumulator stores `127 · 2^k` per 1.0 and the activation shifts
 ///   the k extra bits away; no accumulator can leave i16: for every hidden unit,
-///   `127 · 2^k · (|bias| + the 40 largest |weights|) ≤ 32,000`;
+///   `127 · 2^k · (its bound over all positions, [`accumulator_bound`]) ≤ 32,000`;
 /// - `l1` scales (one per output row, [`L1_SCALE_MIN`]..=[`L1_SCALE_MAX`]): `l1` weights as
 ///   i8, `|round(w · s)| ≤ 127`;
 /// - `l2` n (≤ 12): `l2` weights as i16, `|w| · 2^n ≤ 32,000`;
@@ -89,13 +89,11 @@ pub fn choose_shifts(
     l2w: &[Vec<f32>],
     outw: &[f32],
 ) -> Result<Shifts, String> {
-    let mut worst = 0f32;
-    for (row, &b) in ftw.iter().zip(ftb) {
-        let mut mags: Vec<f32> = row.iter().map(|w| w.abs()).collect();
-        mags.sort_by(|a, b| b.total_cmp(a));
-        let bound = b.abs() + mags.iter().take(features::MAX_ACTIVE + 2).sum::<f32>();
-        worst = worst.max(bound);
-    }
+    let worst = ftw
+        .iter()
+        .zip(ftb)
+        .map(|(row, &b)| accumulator_bound(row, b))
+        .fold(0f32, f32::max);
     let largest_shift = |max: f32, limit: f32, least: u32, most: u32| {
         (least..=most)
             .rev()
@@ -121,6 +119,35 @@ pub fn choose_shifts(
     let out = largest_shift(max_abs(&mut outw.iter()), 32_000.0, 0, 16)
         .ok_or("output weights too large")?;
     Ok(Shifts { acc, l1, l2, out })
+}
+
+/// The largest |accumulator| that any position can give one hidden unit, whose weights
+/// over the inputs are `row` and bias `b`: each square holds at most one piece and the
+/// board at most 32, so the piece features add at most the 32 largest per-square maxima
+/// (over the 12 piece kinds); castling adds at most its four rights and en passant one
+/// file (side to move and the halfmove clock are not in the accumulator). Bounded above
+/// and below separately, since weights of one sign cannot cancel. (Until 2026-12-01 the
+/// bound was |b| plus the 40 largest |weights| of the row, which often fell on one
+/// square, and cost nets with larger weights a bit of accumulator precision.)
+fn accumulator_bound(row: &[f32], b: f32) -> f32 {
+    let (mut up, mut down) = ([0f32; 64], [0f32; 64]);
+    for kind in row[..features::STM].chunks_exact(64) {
+        for (sq, &w) in kind.iter().enumerate() {
+            up[sq] = up[sq].max(w);
+            down[sq] = down[sq].max(-w);
+        }
+    }
+    let largest_32 = |v: &mut [f32; 64]| {
+        v.sort_by(|a, b| b.total_cmp(a));
+        v[..32].iter().sum::<f32>()
+    };
+    let castling = &row[features::CASTLE..features::EP];
+    let ep = &row[features::EP..features::HMC];
+    let most = |ws: &[f32], sign: f32| ws.iter().fold(0f32, |m, &w| m.max(sign * w));
+    let rise = |sign: f32| castling.iter().map(|&w| (sign * w).max(0.0)).sum::<f32>() + most(ep, sign);
+    let high = b + largest_32(&mut up) + rise(1.0);
+    let low = b - largest_32(&mut down) - rise(-1.0);
+    high.abs().max(low.abs())
 }
 
 /// The quantisation shifts of one network, and `l1`'s scale per output row (see
@@ -848,5 +875,52 @@ impl Quantised {
         };
         let y = self.out_b[bucket] + dot as i64;
         y as f32 / (HEAD_ACT as f32 * (1u64 << self.shifts.out) as f32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cozy_chess::Color;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    /// The bound holds on real positions (every position of random playouts, both
+    /// perspectives, mirrored or not), is reached by a row built for it, and is tighter
+    /// than |bias| plus the 40 largest |weights| on a row whose large weights share squares.
+    #[test]
+    fn accumulator_bound_holds_and_is_tight() {
+        let mut rng = StdRng::seed_from_u64(3);
+        let rows: Vec<Vec<f32>> = (0..8)
+            .map(|_| (0..INPUTS).map(|_| rng.gen_range(-2.0..2.0)).collect())
+            .collect();
+        let walk = crate::train::bench_eval::random_walk(3000, 5);
+        for (row, b) in rows.iter().zip([-1.5f32, -0.5, 0.0, 0.3, 0.9, 1.2, 2.0, -2.0]) {
+            let bound = accumulator_bound(row, b);
+            for (_, _, board) in &walk {
+                for persp in [Color::White, Color::Black] {
+                    for mirroring in [false, true] {
+                        let mut feats = Vec::new();
+                        features::active(board, persp, mirroring, &mut feats);
+                        let acc: f32 = b + feats
+                            .iter()
+                            .filter(|&&f| f as usize != features::STM)
+                            .map(|&f| row[f as usize])
+                            .sum::<f32>();
+                        assert!(acc.abs() <= bound + 1e-4, "{acc} beyond {bound} on {board}");
+                    }
+                }
+            }
+        }
+        // Every piece kind on a1 weighs 2: one piece can stand there, so 2 counts once
+        // (the old bound counted 12 of them).
+        let mut row = vec![0f32; INPUTS];
+        for kind in 0..12 {
+            row[kind * 64] = 2.0;
+        }
+        row[features::CASTLE] = 1.0;
+        row[features::EP + 3] = -0.5;
+        assert_eq!(accumulator_bound(&row, 0.25), 3.25);
+        assert_eq!(accumulator_bound(&row, -1.0), 2.0);
     }
 }
