@@ -881,7 +881,10 @@ fn training_starts_from_init_net() {
     let new_head = rookery::train::train(&new_head).expect("run from --init-ft");
     for name in ["ft.weight", "ft.bias"] {
         let diff = max_abs_difference(&base.tensors[name], &new_head.tensors[name]);
-        assert!(diff <= 1e-6, "{name} moved by {diff} from the --init-ft net");
+        assert!(
+            diff <= 1e-6,
+            "{name} moved by {diff} from the --init-ft net"
+        );
     }
     assert_eq!(new_head.tensors["l1.weight"].dims()[0], 16);
     assert_eq!(new_head.tensors["out.weight"].dims()[0], 8);

@@ -144,7 +144,8 @@ fn accumulator_bound(row: &[f32], b: f32) -> f32 {
     let castling = &row[features::CASTLE..features::EP];
     let ep = &row[features::EP..features::HMC];
     let most = |ws: &[f32], sign: f32| ws.iter().fold(0f32, |m, &w| m.max(sign * w));
-    let rise = |sign: f32| castling.iter().map(|&w| (sign * w).max(0.0)).sum::<f32>() + most(ep, sign);
+    let rise =
+        |sign: f32| castling.iter().map(|&w| (sign * w).max(0.0)).sum::<f32>() + most(ep, sign);
     let high = b + largest_32(&mut up) + rise(1.0);
     let low = b - largest_32(&mut down) - rise(-1.0);
     high.abs().max(low.abs())
@@ -436,7 +437,8 @@ pub struct Quantised {
     pub l1_b: [i32; L1],
     /// `round(2^24 · 8 / s_o)`: an `l1` sum (scale `127 · s_o`) times this, shifted right
     /// by 24 with rounding, is the activation at scale [`HEAD_ACT`]. Sums fit i32 and
-    /// multipliers are at most 2^24 (scales ≥ [`L1_SCALE_MIN`]), so products fit i64.
+    /// multipliers are at most 2^24 (scales ≥ [`L1_SCALE_MIN`]), so the products of
+    /// non-negative sums fit u64 and, shifted, u32.
     pub l1_mul: [u32; L1],
     /// Scale `2^l2`, grouped by two inputs: `[16][32][2]` (inputs beyond `l1_width`: 0).
     pub l2_w: Vec<i16>,
@@ -895,7 +897,10 @@ mod tests {
             .map(|_| (0..INPUTS).map(|_| rng.gen_range(-2.0..2.0)).collect())
             .collect();
         let walk = crate::train::bench_eval::random_walk(3000, 5);
-        for (row, b) in rows.iter().zip([-1.5f32, -0.5, 0.0, 0.3, 0.9, 1.2, 2.0, -2.0]) {
+        for (row, b) in rows
+            .iter()
+            .zip([-1.5f32, -0.5, 0.0, 0.3, 0.9, 1.2, 2.0, -2.0])
+        {
             let bound = accumulator_bound(row, b);
             for (_, _, board) in &walk {
                 for persp in [Color::White, Color::Black] {

@@ -605,7 +605,7 @@ unsafe fn l1_groups_avx2<const R: usize>(
 /// for a 16-wide `l1` (R = 2, S = 8).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512vnni,avx512vl")]
-#[allow(clippy::needless_range_loop)] // register k of four sets reads clearer by index
+#[allow(clippy::needless_range_loop)] // register k of the sets reads clearer by index
 unsafe fn l1_groups_vnni<const R: usize, const S: usize>(
     x: &[u8],
     w: &[i8],

@@ -429,17 +429,20 @@ fn set_named_vars(
     Ok(())
 }
 
-/// A starting net's `scale` (cp per unit of output) must be the run's.
-fn check_init_scale(map: &HashMap<String, Tensor>, path: &str, want: f32) -> Result<(), String> {
+/// The tensors of a net a run starts from (`flag` is `--init` or `--init-ft`); its
+/// `scale` (cp per unit of output) must be the run's.
+fn read_start_net(flag: &str, path: &str, want: f32) -> Result<HashMap<String, Tensor>, String> {
+    let map = candle_core::safetensors::load(path, &Device::Cpu)
+        .map_err(|e| format!("cannot read {flag} '{path}': {e}"))?;
     if let Some(scale) = map.get("scale") {
         let scale = scale.to_vec1::<f32>().map_err(ce)?[0];
         if scale != want {
             return Err(format!(
-                "'{path}' has scale {scale}, this run --scale {want}"
+                "{flag} '{path}' has scale {scale}, this run --scale {want}"
             ));
         }
     }
-    Ok(())
+    Ok(map)
 }
 
 /// A net with one output row can start a run with `buckets` output buckets: every bucket
@@ -677,19 +680,21 @@ pub fn train(args: &TrainArgs) -> Result<TrainSummary, String> {
         &mut rng,
     )?;
     if let Some(path) = &args.init {
-        let map = candle_core::safetensors::load(path, &Device::Cpu)
-            .map_err(|e| format!("cannot read --init '{path}': {e}"))?;
-        check_init_scale(&map, path, args.scale)?;
+        let map = read_start_net("--init", path, args.scale)?;
         let map = spread_output_buckets(map, args.output_buckets)?;
         set_vars(&map, &vars, args.markers(), &format!("--init '{path}'"))?;
         say(format!("starting from the weights of {path}"));
     }
     if let Some(path) = &args.init_ft {
-        let map = candle_core::safetensors::load(path, &Device::Cpu)
-            .map_err(|e| format!("cannot read --init-ft '{path}': {e}"))?;
-        check_init_scale(&map, path, args.scale)?;
+        let map = read_start_net("--init-ft", path, args.scale)?;
         let what = format!("--init-ft '{path}'");
-        set_named_vars(&map, &vars, args.markers(), &what, &["ft.weight", "ft.bias"])?;
+        set_named_vars(
+            &map,
+            &vars,
+            args.markers(),
+            &what,
+            &["ft.weight", "ft.bias"],
+        )?;
         say(format!(
             "feature transformer from {path}, head from random weights"
         ));
