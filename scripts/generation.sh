@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One generation of the self-play loop (issue: "each new net must beat the last"):
 #
-#   1. data   (optional) more self-play games with the embedded net, appended to
-#             data/gen$DATA_GEN/seed$SEED.vf and recorded in data/manifest.tsv;
+#   1. data   (optional) more self-play games with the embedded net, in a new chunk
+#             data/gen$DATA_GEN/seed$SEED-part<K>.vf recorded in data/manifest.tsv;
 #   2. train  net $NAME on all the shared Stockfish-labelled positions (part*.txt.gz, weighted
 #             $SHARED_WEIGHT) plus every self-play
 #             file under data/ (weighted $SELFPLAY_WEIGHT in the loss, or per generation with
