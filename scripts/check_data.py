@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Checks every file listed in data/manifest.tsv: present, of the recorded size and sha256.
+"""Checks the self-play data against data/manifest.tsv: every listed chunk is present, of
+the recorded size and sha256, and every .vf file under data/ is listed (a chunk left
+unrecorded, e.g. by a killed datagen round, would otherwise go unchecked and untrained).
 (The structure of each file — whole games, legal moves — is checked by
 `rookery data stats FILE`.) Exit status 1 on any mismatch; prints what it checked."""
 
@@ -33,6 +35,13 @@ def main() -> int:
             bad += 1
         else:
             print("ok %s: %s games, %s positions" % (row["file"], row["games"], row["positions"]))
+    listed = {row["file"] for row in rows}
+    for dirpath, _, files in os.walk(os.path.join(ROOT, "data")):
+        for name in sorted(files):
+            rel = os.path.relpath(os.path.join(dirpath, name), ROOT).replace(os.sep, "/")
+            if name.endswith(".vf") and rel not in listed:
+                print("UNLISTED %s: not in data/manifest.tsv (record it with scripts/manifest.sh)" % rel)
+                bad += 1
     positions = sum(int(r["positions"]) for r in rows)
     print("%d files, %d positions, %d bad" % (len(rows), positions, bad))
     return 1 if bad else 0

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One generation of the self-play loop (issue: "each new net must beat the last"):
 #
-#   1. data   (optional) more self-play games with the embedded net, appended to
-#             data/gen$DATA_GEN/seed$SEED.vf and recorded in data/manifest.tsv;
+#   1. data   (optional) more self-play games with the embedded net, in a new chunk
+#             data/gen$DATA_GEN/seed$SEED-part<K>.vf recorded in data/manifest.tsv;
 #   2. train  net $NAME on all the shared Stockfish-labelled positions (part*.txt.gz, weighted
 #             $SHARED_WEIGHT) plus every self-play
 #             file under data/ (weighted $SELFPLAY_WEIGHT in the loss, or per generation with
@@ -72,7 +72,8 @@ GATE_SEED=${GATE_SEED:-}
 EMBED=${EMBED:-0}
 # TRAIN_ONLY=1 stops after training (e.g. to screen the net at fixed nodes first).
 TRAIN_ONLY=${TRAIN_ONLY:-0}
-# The shared data set sits next to the repository (../shared/data/train by default).
+# Stockfish-labelled positions (sf15-n3000-part*.txt.gz): an optional input from outside
+# the repository, ../shared/data/train by default; SHARED_WEIGHT=0 trains without them.
 SHARED=${SHARED:-../shared/data/train}
 NET=nets/$NAME.safetensors
 RUN=target/$NAME
@@ -90,7 +91,7 @@ if (( DATAGEN_TIME > 0 )); then
     SEED=1
     while [[ -e data/gen$DATA_GEN/seed$SEED.vf ]]; do SEED=$((SEED + 1)); done
   fi
-  echo "== data: $DATAGEN_TIME s of self-play into data/gen$DATA_GEN/seed$SEED.vf"
+  echo "== data: $DATAGEN_TIME s of self-play into a new chunk of data/gen$DATA_GEN, seed $SEED"
   GEN=$DATA_GEN SEED=$SEED NODES=$NODES THREADS=$THREADS TIME=$DATAGEN_TIME \
     NET=$BASE_NET scripts/datagen.sh
 fi
@@ -107,7 +108,13 @@ else
   validation_args
   data=()
   if [[ $SHARED_WEIGHT != 0 ]]; then # 0 leaves Stockfish's positions out
+    shopt -s nullglob
     for f in "$SHARED"/sf15-n3000-part*.txt.gz; do data+=("$f@$SHARED_WEIGHT"); done
+    shopt -u nullglob
+    if (( ${#data[@]} == 0 )); then
+      echo "generation.sh: no sf15-n3000-part*.txt.gz in SHARED=$SHARED (not part of the repository): set SHARED=DIR, or SHARED_WEIGHT=0 to train on self-play data only" >&2
+      exit 2
+    fi
   fi
   declare -A gen_weight=()
   for gw in $GEN_WEIGHTS; do gen_weight[${gw%%=*}]=${gw#*=}; done

@@ -14,7 +14,8 @@
 #   CONCURRENCY  [2]
 #   RESULTS      results file (appended) [results/ladder.jsonl]
 #   PGNDIR       PGN directory [results/ladder-pgn]
-#   EXTRA        extra match.py arguments (e.g. "--openings ../shared/openings/UHO_4060_v4.epd")
+#   EXTRA        extra match.py arguments (e.g. "--openings /path/to/UHO_4060_v4.epd", a book
+#                from outside the repository; the default is openings/8moves_v3.pgn.gz)
 #
 # Time: at 10+0.1 a game takes up to ~2*(10+0.1*moves) s, in practice ~20-30 s;
 # 100 games at concurrency 2 is roughly 20-25 minutes per opponent.

@@ -3,6 +3,9 @@
 fixed time or node budget and counts how many best moves the engine finds.
 
     python3 scripts/tactics.py target/release/rookery ../shared/data/suites/wac.epd --movetime 500
+
+The suites (WAC, Bratko-Kopec, ...) are not part of the repository: an optional input from
+outside it (../shared/data/suites/ on the project's machines), given as EPD.
 """
 import argparse
 import sys
@@ -20,6 +23,13 @@ def main() -> int:
     ap.add_argument("--limit", type=int, help="only the first N positions")
     ap.add_argument("--option", action="append", default=[], help="NAME=VALUE UCI option")
     args = ap.parse_args()
+    try:
+        with open(args.epd):
+            pass
+    except OSError as err:
+        print("tactics.py: cannot read the EPD suite %s: %s (suites are not in the repository)"
+              % (args.epd, err.strerror), file=sys.stderr)
+        return 2
 
     engine = chess.engine.SimpleEngine.popen_uci(args.engine)
     options = dict(o.split("=", 1) for o in args.option)

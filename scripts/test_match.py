@@ -324,6 +324,18 @@ def game_test(fn):
 
 
 @game_test
+def default_openings_are_in_the_repository():
+    # The default book is committed gzipped: it must open from a clean clone and parse.
+    path = m.DEFAULT_OPENINGS
+    assert path.startswith(os.path.dirname(HERE)) and os.path.isfile(path), path
+    book = m.OpeningBook(path)
+    assert book.kind == "pgn" and len(book) == 34700, (book.kind, len(book))
+    first, last = book.get(0), book.get(len(book) - 1)
+    assert len(first.moves) == 16 and len(last.moves) == 16, (first, last)
+    assert [mv.uci() for mv in first.moves[:2]] == ["g1f3", "d7d5"], first
+
+
+@game_test
 def detects_illegal_move():
     # 'illegal' answers an impossible king move, 'none' answers 'bestmove 0000'; both do it on
     # their own 3rd move, so White misbehaves first in each game: one loss each.

@@ -6,8 +6,10 @@
 # Nets trained before the per-epoch shuffle (resumable training) retrain to equivalent,
 # not byte-identical, nets (see docs/net.md).
 set -euo pipefail
-# The shared data set sits next to the repository: ../shared/data/train by default.
+# The Stockfish-labelled data set is not in the repository (an optional input from outside
+# it): ../shared/data/train by default, DATA=DIR elsewhere.
 DATA=${DATA:-../shared/data/train}
+[[ -d $DATA ]] || { echo "train.sh: no training data at DATA=$DATA (not part of the repository; set DATA=DIR)" >&2; exit 2; }
 OUT=${OUT:-nets/rookery-v2.safetensors}
 RUN=${RUN:-target/train-v2}
 HIDDEN=${HIDDEN:-256}

@@ -1,6 +1,7 @@
 //! Self-play data: datagen at tiny node counts writes games that read back whole, whose
 //! results match how they ended, with the same bytes for a seed whatever the thread count
-//! and across an interrupted run; `data stats` counts; truncated and corrupted files are
+//! and across an interrupted run, and split into chunk files (`--first-game`) that add up
+//! to the one file; `data stats` counts; truncated and corrupted files are
 //! reported with the offset, and the games before the damage stay readable; a datagen
 //! whose file is replaced or truncated under it stops instead of writing into the void;
 //! `--net` plays with the net it names, and a net that cannot be loaded stops it first.
@@ -27,6 +28,7 @@ fn args(out: PathBuf, threads: usize, games: u64) -> DatagenArgs {
         nodes: 300,
         hard_nodes: None,
         games: Some(games),
+        first_game: 0,
         time_limit: None,
         seed: 7,
         random_plies: 8,
@@ -177,6 +179,33 @@ fn a_seed_gives_the_same_bytes_with_any_thread_count_and_after_an_interruption()
     std::fs::write(&resumed, &partial).unwrap();
     datagen::run(&args(resumed.clone(), 2, 4)).expect("datagen resumes");
     assert_eq!(std::fs::read(&resumed).unwrap(), bytes);
+}
+
+#[test]
+fn chunks_that_continue_a_seed_add_up_to_the_single_file() {
+    let whole = temp("whole.vf");
+    datagen::run(&args(whole.clone(), 2, 5)).expect("datagen");
+
+    // Two chunks, as two rounds of scripts/datagen.sh write them: games 0-1, then 2-4.
+    let part1 = temp("seed7-part1.vf");
+    let part2 = temp("seed7-part2.vf");
+    datagen::run(&args(part1.clone(), 2, 2)).expect("first chunk");
+    let second = DatagenArgs {
+        first_game: 2,
+        ..args(part2.clone(), 2, 3)
+    };
+    let tally = datagen::run(&second).expect("second chunk");
+    assert_eq!(tally.games, 3);
+    assert_eq!(read(&part2).len(), 3);
+
+    let mut joined = std::fs::read(&part1).unwrap();
+    joined.extend(std::fs::read(&part2).unwrap());
+    assert_eq!(joined, std::fs::read(&whole).unwrap());
+
+    // A chunk already holding its games is left as it is.
+    let before = std::fs::read(&part2).unwrap();
+    assert_eq!(datagen::run(&second).expect("rerun").games, 0);
+    assert_eq!(std::fs::read(&part2).unwrap(), before);
 }
 
 #[test]

@@ -17,7 +17,7 @@ import chess
 import chess.engine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TABLES = os.path.join(ROOT, "..", "shared", "data", "syzygy")
+TABLES = os.path.join(ROOT, "tests", "data", "syzygy")
 
 
 def main():

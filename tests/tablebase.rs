@@ -1,5 +1,5 @@
 //! Syzygy tablebases through the UCI front end, with the 3- and 4-piece tables in
-//! `../shared/data/syzygy`: probes in the search and at the root, the options' errors,
+//! `tests/data/syzygy`: probes in the search and at the root, the options' errors,
 //! and games from won endings that the engine must win without ever leaving the win.
 //! (Probe-by-probe agreement with python-chess is `scripts/check_syzygy.py`, run in CI.)
 
@@ -12,7 +12,7 @@ use common::{bestmove_of, resolve_move, Engine};
 use rookery::tablebase::{self, Wdl};
 
 fn tables() -> String {
-    let dir = format!("{}/../shared/data/syzygy", env!("CARGO_MANIFEST_DIR"));
+    let dir = format!("{}/tests/data/syzygy", env!("CARGO_MANIFEST_DIR"));
     assert!(
         std::path::Path::new(&dir).join("KQvK.rtbw").exists(),
         "the Syzygy tables are missing from {dir}"

@@ -26,7 +26,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 SCRIPT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO_ROOT = os.path.dirname(SCRIPT_DIR)
-DEFAULT_OPENINGS = os.path.normpath(os.path.join(REPO_ROOT, "..", "shared", "openings", "8moves_v3.pgn"))
+# Fishtest's balanced 8-move book, kept gzipped in the repository (openings/SOURCE.md).
+DEFAULT_OPENINGS = os.path.join(REPO_ROOT, "openings", "8moves_v3.pgn.gz")
 DEFAULT_ROOKERY = os.path.join(REPO_ROOT, "target", "release", "rookery")
 
 # Debian package binaries (see scripts/install-opponents.sh).

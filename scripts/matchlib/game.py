@@ -59,12 +59,17 @@ class Chess960Openings:
 
 
 class OpeningBook:
-    """Lazily parsed PGN or EPD opening file."""
+    """Lazily parsed PGN or EPD opening file, plain or gzip-compressed (`.gz`)."""
 
     def __init__(self, path: str):
+        import gzip
+
         self.path = path
-        self.kind = "epd" if path.lower().endswith((".epd", ".fen")) else "pgn"
-        with open(path, "r", encoding="utf-8", errors="replace") as fh:
+        compressed = path.lower().endswith(".gz")
+        plain = path[:-3] if compressed else path
+        self.kind = "epd" if plain.lower().endswith((".epd", ".fen")) else "pgn"
+        opener = gzip.open if compressed else open
+        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
             text = fh.read().replace("\r\n", "\n")
         if self.kind == "epd":
             self.items = [ln.strip() for ln in text.split("\n") if ln.strip() and not ln.startswith("#")]

@@ -1,6 +1,7 @@
 //! `rookery book …` subcommands: `build` (compile the Polyglot book from the Lichess
 //! opening lines and games), `probe` (list the book moves of a position) and `stats`.
 
+use super::compile::{DEFAULT_GAMES_SOURCE, DEFAULT_OPENINGS_SOURCE};
 use super::{
     build_book, default_book, default_names, polyglot_key, Book, BuildOptions, OpeningNames,
 };
@@ -21,11 +22,13 @@ pub enum BookCommand {
 
 #[derive(clap::Args, Debug)]
 pub struct BuildArgs {
-    /// Opening TSV files or directories of them (eco<TAB>name<TAB>pgn).
-    #[arg(long, num_args = 1.., default_value = "../shared/data/lichess-openings")]
+    /// Opening TSV files or directories of them (eco<TAB>name<TAB>pgn). The default is
+    /// outside the repository (optional source data; see docs/book.md).
+    #[arg(long, num_args = 1.., default_value = DEFAULT_OPENINGS_SOURCE)]
     pub openings: Vec<PathBuf>,
-    /// Game CSV files (Lichess/Kaggle columns incl. id, rated, winner, ratings, moves).
-    #[arg(long, num_args = 1.., default_value = "../shared/data/lichess-games/games.csv")]
+    /// Game CSV files (Lichess/Kaggle columns incl. id, rated, winner, ratings, moves). The
+    /// default is outside the repository (optional source data; see docs/book.md).
+    #[arg(long, num_args = 1.., default_value = DEFAULT_GAMES_SOURCE)]
     pub games: Vec<PathBuf>,
     /// Use no games, only the theory lines.
     #[arg(long)]

@@ -25,6 +25,12 @@ use std::path::{Path, PathBuf};
 /// How many error messages a summary keeps verbatim.
 const MAX_ERROR_SAMPLES: usize = 10;
 
+/// Default theory lines: lichess-org/chess-openings' TSV files, kept outside the
+/// repository (an optional input: only rebuilding the committed book needs it).
+pub const DEFAULT_OPENINGS_SOURCE: &str = "../shared/data/lichess-openings";
+/// Default games: a Lichess games CSV, kept outside the repository like the openings.
+pub const DEFAULT_GAMES_SOURCE: &str = "../shared/data/lichess-games/games.csv";
+
 /// Inputs, outputs and weighting parameters of the compiler.
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
@@ -53,8 +59,8 @@ pub struct BuildOptions {
 impl Default for BuildOptions {
     fn default() -> Self {
         BuildOptions {
-            openings: vec![PathBuf::from("../shared/data/lichess-openings")],
-            games: vec![PathBuf::from("../shared/data/lichess-games/games.csv")],
+            openings: vec![PathBuf::from(DEFAULT_OPENINGS_SOURCE)],
+            games: vec![PathBuf::from(DEFAULT_GAMES_SOURCE)],
             out: PathBuf::from("book/lichess.bin"),
             names_out: None,
             min_rating: 1600,
@@ -474,6 +480,19 @@ fn opening_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 pub fn build_book(opts: &BuildOptions) -> Result<BuildSummary, String> {
     if opts.max_ply == 0 && opts.openings.is_empty() {
         return Err("nothing to build: no openings and max_ply 0".into());
+    }
+    if let Some(missing) = opts
+        .openings
+        .iter()
+        .chain(&opts.games)
+        .find(|p| !p.exists())
+    {
+        return Err(format!(
+            "book source not found: '{}'. The book's source data (Lichess opening lines and \
+             games) is not part of the repository; see docs/book.md for where to get it, then \
+             pass --openings DIR|FILE and --games FILE (or --no-games)",
+            missing.display()
+        ));
     }
     let mut openings = Vec::new();
     for f in opening_files(&opts.openings)? {

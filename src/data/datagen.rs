@@ -9,6 +9,9 @@
 //! game numbers in turn and the writer puts games in number order, so a seed gives the
 //! same bytes with any thread count. A run appends to its output, continuing the game
 //! numbers already there; a game that a killed run left half-written is cut off first.
+//! `--first-game` starts a file further along a seed's sequence, so a seed's games can be
+//! split over chunk files (one per round of `scripts/datagen.sh`) whose concatenation is
+//! the one file that a single run would have written.
 //!
 //! A game ends by the rules (mate, stalemate, threefold repetition, fifty moves,
 //! insufficient material) or by adjudication: a win when the score stays beyond
@@ -54,6 +57,10 @@ pub struct DatagenArgs {
     /// Stop after this many games in the file (counting those already there).
     #[arg(long)]
     pub games: Option<u64>,
+    /// Number (0-based) of the file's first game in the seed's sequence: a chunk that
+    /// continues the seed after earlier chunks holding this many games.
+    #[arg(long, default_value_t = 0)]
+    pub first_game: u64,
     /// Stop starting new games after this many seconds.
     #[arg(long)]
     pub time_limit: Option<u64>,
@@ -268,7 +275,7 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
     let existing = std::fs::read(path).unwrap_or_default();
     let whole = format::whole_games_len(&existing);
     let (games_before, _) = format::read_games(&existing[..whole]);
-    let first_index = games_before.len() as u64;
+    let first_index = args.first_game + games_before.len() as u64;
     if whole < existing.len() {
         eprintln!(
             "{}: cutting off {} bytes of an unfinished game at byte {whole}",
@@ -293,7 +300,9 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
         .seek(std::io::SeekFrom::End(0))
         .map_err(|e| format!("{}: {e}", path.display()))?;
 
-    let last_index = args.games.unwrap_or(u64::MAX);
+    let last_index = args
+        .games
+        .map_or(u64::MAX, |n| args.first_game.saturating_add(n));
     if first_index >= last_index {
         return Ok(Tally::default());
     }
@@ -308,7 +317,7 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
         indicatif::ProgressBar::hidden()
     } else {
         let bar = match args.games {
-            Some(n) => indicatif::ProgressBar::new(n - first_index),
+            Some(_) => indicatif::ProgressBar::new(last_index - first_index),
             None => indicatif::ProgressBar::new_spinner(),
         };
         bar.set_style(
