@@ -25,8 +25,9 @@ pub struct ZeroedSlice<T: Zeroable> {
     layout: Layout,
 }
 
-// SAFETY: the slice owns its block like a Box<[T]>; sharing it is as safe as sharing [T].
+// SAFETY: the slice owns its block like a Box<[T]>; sending it is as safe as sending [T].
 unsafe impl<T: Zeroable + Send> Send for ZeroedSlice<T> {}
+// SAFETY: as above; sharing it is as safe as sharing [T].
 unsafe impl<T: Zeroable + Sync> Sync for ZeroedSlice<T> {}
 
 impl<T: Zeroable> ZeroedSlice<T> {
