@@ -1,7 +1,7 @@
 //! One search thread: its state, the state all threads of a search share, and reporting.
-//! The search itself is in the submodules: [`iterative`] (iterative deepening with
-//! aspiration windows and MultiPV), [`negamax`] (principal variation search with pruning,
-//! reductions and extensions) and [`qsearch`] (quiescence search).
+//! The search itself is in the submodules: `iterative` (iterative deepening with
+//! aspiration windows and MultiPV), `negamax` (principal variation search with pruning,
+//! reductions and extensions) and `qsearch` (quiescence search).
 
 mod iterative;
 mod negamax;
@@ -22,6 +22,7 @@ use super::{
     INFINITY, MATE, MAX_PLY, TB_WIN,
 };
 use crate::chess::{insufficient_material, is_castle, CheckInfo, Position};
+use crate::eval::Evaluator;
 use crate::tablebase::{self, Wdl};
 
 fn us_of(board: &Board) -> cozy_chess::Color {
@@ -40,7 +41,6 @@ fn pawn_key(board: &Board) -> u64 {
         0xC2B2_AE3D_27D4_EB4F,
     )
 }
-use crate::eval::Evaluator;
 
 /// Read-only state every thread of one search shares.
 pub struct Shared<'a> {
