@@ -1,14 +1,13 @@
 //! Move-ordering statistics learned during search: butterfly history, continuation history
-//! (one and two plies back), capture history, counter moves and killers.
+//! (one and two plies back), capture history, counter moves and killers; and the
+//! static-eval correction history by pawn structure.
 
 use cozy_chess::{Color, Move, Piece};
 
 use super::params::{
-    history_bonus, CORRECTION_MAX_CP, CORRECTION_MAX_WEIGHT, CORRECTION_WEIGHT_SCALE,
+    history_bonus, CORRECTION_MAX_CP, CORRECTION_MAX_WEIGHT, CORRECTION_WEIGHT_SCALE, HISTORY_MAX,
 };
 use super::MAX_PLY;
-
-pub const HISTORY_MAX: i32 = 16_384;
 
 /// Piece kind and colour packed into 0..12.
 pub fn piece_index(color: Color, piece: Piece) -> usize {

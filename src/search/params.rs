@@ -108,6 +108,10 @@ pub const HISTORY_BONUS_LINEAR: i32 = 32;
 /// History bonus: the largest bonus (and malus).
 pub const HISTORY_BONUS_MAX: i32 = 1600;
 
+/// History entries stay within ± this (at most `i16::MAX`: entries are `i16`); bonuses
+/// shrink as an entry nears it.
+pub const HISTORY_MAX: i32 = 16_384;
+
 /// History bonus for a move that caused a cutoff at `depth`.
 pub fn history_bonus(depth: i32) -> i32 {
     (depth * depth * HISTORY_BONUS_QUADRATIC + HISTORY_BONUS_LINEAR * depth).min(HISTORY_BONUS_MAX)

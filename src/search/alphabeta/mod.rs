@@ -124,6 +124,10 @@ struct StackEntry {
 
 const NO_EVAL: i32 = -INFINITY;
 
+/// Rows (depths) and columns (moves searched) of the late-move reduction table; larger
+/// values use the last row or column.
+const LMR_TABLE_SIZE: usize = 64;
+
 pub struct SearchThread<'a> {
     id: usize,
     shared: &'a Shared<'a>,
@@ -143,7 +147,7 @@ pub struct SearchThread<'a> {
     completed_depth: i32,
     /// Root moves already taken by earlier MultiPV lines of this iteration.
     excluded_root: Vec<Move>,
-    lmr: Box<[[i32; 64]; 64]>,
+    lmr: Box<[[i32; LMR_TABLE_SIZE]; LMR_TABLE_SIZE]>,
 }
 
 impl<'a> SearchThread<'a> {
@@ -158,7 +162,7 @@ impl<'a> SearchThread<'a> {
         hashes.push(pos.board.hash());
         let mut eval = Evaluator::new();
         eval.reset(&pos.board);
-        let mut lmr = Box::new([[0; 64]; 64]);
+        let mut lmr = Box::new([[0; LMR_TABLE_SIZE]; LMR_TABLE_SIZE]);
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
                 *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as i32;

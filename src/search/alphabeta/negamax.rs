@@ -295,7 +295,8 @@ impl SearchThread<'_> {
                     && moves_searched > LMR_UNREDUCED_MOVES + pv_node as usize
                     && (is_quiet || MovePicker::is_bad_capture(scored.score))
                 {
-                    r = self.lmr[depth.min(63) as usize][moves_searched.min(63)];
+                    let last = LMR_TABLE_SIZE - 1;
+                    r = self.lmr[depth.min(last as i32) as usize][moves_searched.min(last)];
                     r -= pv_node as i32;
                     r -= gives_check as i32;
                     r -= hist / LMR_HISTORY_DIVISOR;
