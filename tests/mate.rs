@@ -104,7 +104,7 @@ fn being_mated_is_reported_negative() {
 
 #[test]
 fn mate_beats_the_fifty_move_rule() {
-    // Regression: with the halfmove clock at 99, 1. Ra8# makes it 100. The mate counts
-    // (FIDE 9.3); the search used to score it as a fifty-move draw and play something else.
+    // With the halfmove clock at 99, 1. Ra8# makes it 100: the mate counts (FIDE 9.3),
+    // it is not a fifty-move draw.
     assert_mate("6k1/5ppp/8/8/8/8/8/R5K1 w - - 99 80", 6, "mate 1", "a1a8");
 }

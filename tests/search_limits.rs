@@ -17,8 +17,8 @@ fn search(fen: &str, limits: SearchLimits, threads: usize) -> rookery::search::S
 
 #[test]
 fn node_limit_is_used_fully_and_not_exceeded() {
-    // Regression: between iterations the main thread's nodes were counted twice, so the
-    // search could stop after about half of the allowed nodes.
+    // Nodes are counted once per thread, also between iterations: a search stops near its
+    // limit, not after half of it.
     for limit in [1_000u64, 3_000, 5_000, 10_000, 30_000, 100_000] {
         let r = search(
             STARTPOS_FEN,
@@ -64,8 +64,8 @@ fn searchmoves_and_multiple_threads() {
 }
 
 /// A searcher can be reused without resetting anything: every search reaches its depth
-/// and a node-limited search after it uses its nodes (regression: the first search left
-/// the stop flag raised, so the next one stopped at depth 1).
+/// and a node-limited search after it uses its nodes (no search leaves the stop flag
+/// raised for the next one).
 #[test]
 fn a_searcher_is_reusable() {
     for threads in [1, 2] {

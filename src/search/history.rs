@@ -1,12 +1,13 @@
 //! Move-ordering statistics learned during search: butterfly history, continuation history
-//! (one and two plies back), capture history, counter moves and killers.
+//! (one and two plies back), capture history, counter moves and killers; and the
+//! static-eval correction history by pawn structure.
 
 use cozy_chess::{Color, Move, Piece};
 
-use super::params::CORRECTION_MAX_WEIGHT;
+use super::params::{
+    history_bonus, CORRECTION_MAX_CP, CORRECTION_MAX_WEIGHT, CORRECTION_WEIGHT_SCALE, HISTORY_MAX,
+};
 use super::MAX_PLY;
-
-pub const HISTORY_MAX: i32 = 16_384;
 
 /// Piece kind and colour packed into 0..12.
 pub fn piece_index(color: Color, piece: Piece) -> usize {
@@ -54,7 +55,7 @@ pub struct History {
 
 const CORRECTION_SIZE: usize = 16_384;
 const CORRECTION_GRAIN: i32 = 256;
-const CORRECTION_LIMIT: i32 = 64 * CORRECTION_GRAIN;
+const CORRECTION_LIMIT: i32 = CORRECTION_MAX_CP * CORRECTION_GRAIN;
 
 impl Default for History {
     fn default() -> Self {
@@ -87,7 +88,8 @@ impl History {
         let entry = &mut self.correction[color as usize][pawn_key as usize % CORRECTION_SIZE];
         let weight = (depth + 1).min(CORRECTION_MAX_WEIGHT);
         let target = error * CORRECTION_GRAIN;
-        *entry = ((*entry * (256 - weight) + target * weight) / 256)
+        *entry = ((*entry * (CORRECTION_WEIGHT_SCALE - weight) + target * weight)
+            / CORRECTION_WEIGHT_SCALE)
             .clamp(-CORRECTION_LIMIT, CORRECTION_LIMIT);
     }
 
@@ -134,7 +136,7 @@ impl History {
         depth: i32,
         ply: usize,
     ) {
-        let bonus = super::params::history_bonus(depth);
+        let bonus = history_bonus(depth);
         for &mv in tried {
             let b = if mv == best { bonus } else { -bonus };
             apply(
@@ -164,7 +166,7 @@ impl History {
         tried: &[(usize, usize, Piece)],
         depth: i32,
     ) {
-        let bonus = super::params::history_bonus(depth);
+        let bonus = history_bonus(depth);
         for &(p, t, v) in tried {
             let b = if Some((p, t, v)) == best {
                 bonus

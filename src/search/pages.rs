@@ -27,7 +27,7 @@ pub struct ZeroedSlice<T: Zeroable> {
 
 // SAFETY: the slice owns its block like a Box<[T]>; sending it is as safe as sending [T].
 unsafe impl<T: Zeroable + Send> Send for ZeroedSlice<T> {}
-// SAFETY: as for Send: shared access hands out only &T, so sharing it is as safe as sharing [T].
+// SAFETY: as above; sharing it is as safe as sharing [T].
 unsafe impl<T: Zeroable + Sync> Sync for ZeroedSlice<T> {}
 
 impl<T: Zeroable> ZeroedSlice<T> {

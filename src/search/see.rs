@@ -6,11 +6,11 @@ use cozy_chess::{
     Board, Color, Move, Piece, Square,
 };
 
-/// Exchange values (simple, king effectively infinite).
-pub const SEE_VALUES: [i32; 6] = [100, 320, 330, 500, 950, 20_000];
+use super::params::SEE_PIECE_VALUES;
 
+/// A piece's exchange value ([`SEE_PIECE_VALUES`]).
 pub fn piece_value(piece: Piece) -> i32 {
-    SEE_VALUES[piece as usize]
+    SEE_PIECE_VALUES[piece as usize]
 }
 
 fn attackers_to(board: &Board, sq: Square, occupied: BitBoard) -> BitBoard {

@@ -13,31 +13,46 @@ use super::{DECISIVE, MATE_BOUND};
 
 /// The lowest level offered.
 pub const MIN_ELO: i32 = 1000;
-/// The top of the level range: a limit at or above it plays at full strength. It was
-/// full strength with rookery-v1; full strength was ~2390 with rookery-gen4, ~2490 with
-/// rookery-gen9-sq and ~2520 with rookery-gen11-hmb8 (docs/strength.md ladder; neither
-/// rookery-gen12f-hmb8 nor the embedded rookery-gen13 is on the ladder yet); the levels
-/// below are rechecked with each new net.
+/// The top of the level range: a limit at or above it plays at full strength (the
+/// ladder in docs/strength.md measures what full strength is).
 pub const FULL_STRENGTH_ELO: i32 = 2100;
 /// Where the two slopes of the level curve meet (Stockfish's lowest `UCI_Elo`, below
 /// which levels are calibrated against Rookery's own), and its node budget.
 const ANCHOR_ELO: i32 = 1350;
 const ANCHOR_NODES: f64 = 2191.0;
-/// How much stronger the embedded net plays at a given node budget than rookery-v1, with
-/// which the node curve was calibrated: rookery-gen4's levels 1350/1600/1900 scored
-/// +52/+100/+89 Elo against Stockfish's same levels with the v1 curve (+28/+53/+24 with
-/// v1), so each level asked for the nodes v1 needed ~80 Elo lower (still right for
-/// rookery-gen5-ft). rookery-gen6-l0 beat gen5-ft's levels by +35/+91/+121 at 1350/1600/
-/// 1900 (200 games each), about 80 more: 160. rookery-gen7-ft's levels scored −7/−4/−7
-/// against gen6-l0's (± 44): unchanged. rookery-gen8-ft's scored +21/+31/+31 (± 44)
-/// against gen7-ft's; kept at 160, as that moves 1900 (−85 against Stockfish with
-/// gen6-l0) towards its mark (docs/strength.md). rookery-gen9-sq's levels scored
-/// +5/+5/+26 (± 44) against gen8-ft's: kept at 160. Neither rookery-gen11-hmb8's levels
-/// (it beat gen9-sq by +39.7 ± 21.3 at full strength), rookery-gen12f-hmb8's (+17.1 ±
-/// 12.5 over gen11-hmb8 at 15,000 nodes) nor rookery-gen13's (+17.8 ± 12.7 over
-/// gen12f-hmb8 at 15,000 nodes) are measured yet. Re-measure with
-/// `scripts/calibrate.sh` when the net changes.
+/// How much stronger the embedded net plays than rookery-v1 at the same node budget:
+/// the node curve was calibrated with v1, so each level searches the nodes v1 needed
+/// this many Elo lower. Measured with `scripts/calibrate.sh`; docs/strength.md records
+/// the measurements and the net they were made with.
 const NET_GAIN_ELO: i32 = 160;
+/// The node budget doubles every this many Elo above the anchor…
+const ELO_PER_DOUBLING_ABOVE: f64 = 122.0;
+/// …and halves only every this many below it: a weak player sees little, not nothing.
+const ELO_PER_DOUBLING_BELOW: f64 = 250.0;
+/// Root moves the limited search keeps apart to choose among.
+const CANDIDATES: usize = 4;
+/// Softmax temperature (centipawns) at full strength…
+const TEMPERATURE_MIN: f64 = 5.0;
+/// …plus this times the squared distance from full strength (0..1)…
+const TEMPERATURE_WEAKNESS: f64 = 50.0;
+/// …plus this per Elo below the anchor.
+const TEMPERATURE_PER_ELO_BELOW_ANCHOR: f64 = 0.04;
+/// The most a chosen move may lose: this many centipawns…
+const MAX_LOSS_BASE: f64 = 30.0;
+/// …plus this many temperatures.
+const MAX_LOSS_PER_TEMPERATURE: f64 = 3.0;
+/// Temperature factor in a hard position (the search changed its mind).
+const HARD_POSITION_FACTOR: f64 = 1.4;
+/// Temperature factor in time trouble, and the clock below which it applies.
+const TIME_TROUBLE_FACTOR: f64 = 1.3;
+const TIME_TROUBLE_MS: u64 = 5_000;
+/// Thinking time, as a share of the engine's normal budget, in an easy and in a hard
+/// position, and the spread (σ of its logarithm) around it.
+const THINK_SHARE_EASY: f64 = 0.45;
+const THINK_SHARE_HARD: f64 = 0.9;
+const THINK_SPREAD: f64 = 0.45;
+/// `Skill Level` runs from 0 ([`MIN_ELO`]) to this (full strength).
+const MAX_SKILL_LEVEL: i32 = 20;
 /// The highest `UCI_Elo` accepted (values above full strength play at full strength).
 pub const MAX_ELO: i32 = 3000;
 
@@ -74,8 +89,8 @@ impl Strength {
 
     /// `Skill Level` 0–20 on the same scale: 0 is [`MIN_ELO`], 20 full strength.
     pub fn from_skill(level: i32) -> Option<Strength> {
-        let level = level.clamp(0, 20);
-        Strength::from_elo(MIN_ELO + level * (FULL_STRENGTH_ELO - MIN_ELO) / 20)
+        let level = level.clamp(0, MAX_SKILL_LEVEL);
+        Strength::from_elo(MIN_ELO + level * (FULL_STRENGTH_ELO - MIN_ELO) / MAX_SKILL_LEVEL)
     }
 
     /// Position within the range: 0 at MIN_ELO, 1 at full strength.
@@ -83,18 +98,18 @@ impl Strength {
         (self.elo - MIN_ELO) as f64 / (FULL_STRENGTH_ELO - MIN_ELO) as f64
     }
 
-    /// Nodes per move, on rookery-v1's curve at `elo` − [`NET_GAIN_ELO`]: v1 needed ~2,200
-    /// at 1350, doubling every 122 Elo above and halving only every 250 Elo below — a
-    /// weak player sees little, not nothing (with the offset: ~1,410 at 1350, ~20,100 at
+    /// Nodes per move, on rookery-v1's curve at `elo` − `NET_GAIN_ELO`: `ANCHOR_NODES`
+    /// at `ANCHOR_ELO`, doubling every `ELO_PER_DOUBLING_ABOVE` above and halving
+    /// every `ELO_PER_DOUBLING_BELOW` below (with the offset: ~1,410 at 1350, ~20,100 at
     /// 1900, ~530 at 1000). Stockfish's low `UCI_Elo` levels, the scale's anchor, are
     /// sturdier than their numbers suggest; the slopes and the temperature below come
     /// from calibration games (docs/strength.md).
     pub fn nodes(&self) -> u64 {
         let elo = self.elo - NET_GAIN_ELO;
         let doublings = if elo >= ANCHOR_ELO {
-            (elo - ANCHOR_ELO) as f64 / 122.0
+            (elo - ANCHOR_ELO) as f64 / ELO_PER_DOUBLING_ABOVE
         } else {
-            (elo - ANCHOR_ELO) as f64 / 250.0
+            (elo - ANCHOR_ELO) as f64 / ELO_PER_DOUBLING_BELOW
         };
         (ANCHOR_NODES * doublings.exp2()).round() as u64
     }
@@ -102,7 +117,7 @@ impl Strength {
     /// How many root moves the search keeps apart to choose among (each costs a root
     /// search per iteration, so more would mostly make the search shallower).
     pub fn candidates(&self) -> usize {
-        4
+        CANDIDATES
     }
 
     /// Softmax temperature over the candidates' scores, in centipawns: a few at the top of
@@ -111,10 +126,12 @@ impl Strength {
     pub fn temperature(&self, situation: &Situation) -> f64 {
         let base = if self.elo >= ANCHOR_ELO {
             let weakness = 1.0 - self.skill();
-            5.0 + 50.0 * weakness * weakness
+            TEMPERATURE_MIN + TEMPERATURE_WEAKNESS * weakness * weakness
         } else {
             let weakness = 1.0 - Strength { elo: ANCHOR_ELO }.skill();
-            5.0 + 50.0 * weakness * weakness + 0.04 * (ANCHOR_ELO - self.elo) as f64
+            TEMPERATURE_MIN
+                + TEMPERATURE_WEAKNESS * weakness * weakness
+                + TEMPERATURE_PER_ELO_BELOW_ANCHOR * (ANCHOR_ELO - self.elo) as f64
         };
         base * self.pressure(situation)
     }
@@ -122,19 +139,19 @@ impl Strength {
     /// The most a chosen move may fall short of the best one, in centipawns: ~50 at 1900
     /// (no piece is ever dropped), a pawn and more at the bottom.
     pub fn max_loss(&self, situation: &Situation) -> i32 {
-        (30.0 + 3.0 * self.temperature(situation)).round() as i32
+        (MAX_LOSS_BASE + MAX_LOSS_PER_TEMPERATURE * self.temperature(situation)).round() as i32
     }
 
     /// Mistakes grow in hard positions and in time trouble.
     fn pressure(&self, situation: &Situation) -> f64 {
         let mut factor = 1.0;
         if situation.hard {
-            factor *= 1.4;
+            factor *= HARD_POSITION_FACTOR;
         }
         // Real time trouble only: at bullet clocks every move is played on a few seconds,
         // and the levels are calibrated at 10+0.1.
-        if situation.clock_ms.is_some_and(|ms| ms < 5_000) {
-            factor *= 1.3;
+        if situation.clock_ms.is_some_and(|ms| ms < TIME_TROUBLE_MS) {
+            factor *= TIME_TROUBLE_FACTOR;
         }
         factor
     }
@@ -176,10 +193,14 @@ impl Strength {
     /// it is hard, never the same twice, and never more than the normal budget.
     pub fn think_time_ms(&self, budget_ms: u64, situation: &Situation, seed: u64) -> u64 {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0x5EED_71DE);
-        let base = if situation.hard { 0.9 } else { 0.45 };
+        let base = if situation.hard {
+            THINK_SHARE_HARD
+        } else {
+            THINK_SHARE_EASY
+        };
         // A log-normal spread: most moves near the base, a few much quicker or slower.
         let normal: f64 = (0..12).map(|_| rng.gen::<f64>()).sum::<f64>() - 6.0;
-        let factor = base * (0.45 * normal).exp();
+        let factor = base * (THINK_SPREAD * normal).exp();
         ((budget_ms as f64 * factor) as u64).min(budget_ms)
     }
 }

@@ -9,6 +9,7 @@ use cozy_chess::{Move, Piece, Square};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use super::pages::{Zeroable, ZeroedSlice};
+use super::params::{TT_OTHER_KEY_DEPTH_MARGIN, TT_SAME_KEY_DEPTH_MARGIN};
 use super::{DECISIVE, MAX_PLY};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -221,13 +222,17 @@ impl TranspositionTable {
         let same = old_key == key;
         let old_depth = ((old_data >> 48) & 0xFF) as i32;
         let old_age = (old_data >> 58) & 63;
-        if same && bound != Bound::Exact && depth + 4 <= old_depth && old_age == age {
+        if same
+            && bound != Bound::Exact
+            && depth + TT_SAME_KEY_DEPTH_MARGIN <= old_depth
+            && old_age == age
+        {
             return;
         }
         if !same
             && old_age == age
             && old_data != 0
-            && depth + 2 < old_depth
+            && depth + TT_OTHER_KEY_DEPTH_MARGIN < old_depth
             && bound != Bound::Exact
         {
             return;

@@ -6,10 +6,11 @@
 use cozy_chess::{Board, Piece};
 
 /// `a(m)` and `b(m)` of the model, cubic in material / 58: the side to move wins with
-/// probability 1 / (1 + exp((a − v) / b)) from internal score v. Fitted to the embedded
-/// net's own games, since each net has its own scale: `scripts/fit_wdl.py
-/// data/gen9/seed1.vf data/gen9/seed2.vf data/gen9/seed3.vf` (1,430,309 positions of
-/// 12,772 games of rookery-gen9-sq at 5,000 nodes; docs/net.md, "WDL model").
+/// probability 1 / (1 + exp((a − v) / b)) from internal score v. Fitted by
+/// `scripts/fit_wdl.py data/gen9/seed1.vf data/gen9/seed2.vf data/gen9/seed3.vf`
+/// (1,430,309 positions of rookery-gen9-sq's self-play games at 5,000 nodes). Each net
+/// has its own scale: docs/net.md ("WDL model") records the fit and its checks against
+/// later nets' games.
 pub const WDL_A: [f64; 4] = [423.343, -359.912, -687.341, 756.334];
 pub const WDL_B: [f64; 4] = [147.117, -60.935, -281.331, 298.412];
 /// a(58): the internal score at which the side to move wins half its games.

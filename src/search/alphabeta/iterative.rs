@@ -4,6 +4,10 @@
 
 use super::*;
 
+/// Aspiration fails are reported (as bound lines) only once a search has run this long,
+/// so that quick searches print only their final lines.
+const BOUND_REPORT_AFTER_MS: u64 = 1000;
+
 impl SearchThread<'_> {
     /// Deepens until a limit is hit; returns the MultiPV lines of the last full iteration.
     pub fn iterative_deepening(&mut self, reporter: Option<&dyn Reporter>) -> Vec<RootLine> {
@@ -23,7 +27,7 @@ impl SearchThread<'_> {
                 self.seldepth = 0;
                 let previous = line.score;
                 let mut delta = ASPIRATION_WINDOW;
-                let (mut alpha, mut beta) = if depth >= 4 {
+                let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH {
                     (
                         (previous - delta).max(-INFINITY),
                         (previous + delta).min(INFINITY),
@@ -50,7 +54,7 @@ impl SearchThread<'_> {
                         None => break score,
                         Some(b) => {
                             if let Some(r) = reporter {
-                                if self.time.elapsed_ms() > 1000 {
+                                if self.time.elapsed_ms() > BOUND_REPORT_AFTER_MS {
                                     let pv = &self.pv[0][..self.pv_len[0]];
                                     self.report(r, depth, pv_index, score, Some(b), pv);
                                 }
@@ -98,10 +102,16 @@ impl SearchThread<'_> {
                 break;
             }
             if !self.pondering() {
-                if self.time.soft_expired(STABILITY_SCALE[stability.min(5)]) {
+                if self
+                    .time
+                    .soft_expired(STABILITY_SCALE[stability.min(STABILITY_SCALE.len() - 1)])
+                {
                     break;
                 }
-                if self.shared.root_moves.len() == 1 && self.time.is_timed() && depth >= 6 {
+                if self.shared.root_moves.len() == 1
+                    && self.time.is_timed()
+                    && depth >= TM_FORCED_MOVE_DEPTH
+                {
                     break; // forced move: no need to think
                 }
             }

@@ -1,7 +1,7 @@
 //! One search thread: its state, the state all threads of a search share, and reporting.
-//! The search itself is in the submodules: [`iterative`] (iterative deepening with
-//! aspiration windows and MultiPV), [`negamax`] (principal variation search with pruning,
-//! reductions and extensions) and [`qsearch`] (quiescence search).
+//! The search itself is in the submodules: `iterative` (iterative deepening with
+//! aspiration windows and MultiPV), `negamax` (principal variation search with pruning,
+//! reductions and extensions) and `qsearch` (quiescence search).
 
 mod iterative;
 mod negamax;
@@ -22,6 +22,7 @@ use super::{
     INFINITY, MATE, MAX_PLY, TB_WIN,
 };
 use crate::chess::{insufficient_material, is_castle, CheckInfo, Position};
+use crate::eval::Evaluator;
 use crate::tablebase::{self, Wdl};
 
 fn us_of(board: &Board) -> cozy_chess::Color {
@@ -40,7 +41,6 @@ fn pawn_key(board: &Board) -> u64 {
         0xC2B2_AE3D_27D4_EB4F,
     )
 }
-use crate::eval::Evaluator;
 
 /// Read-only state every thread of one search shares.
 pub struct Shared<'a> {
@@ -124,6 +124,10 @@ struct StackEntry {
 
 const NO_EVAL: i32 = -INFINITY;
 
+/// Rows (depths) and columns (moves searched) of the late-move reduction table; larger
+/// values use the last row or column.
+const LMR_TABLE_SIZE: usize = 64;
+
 pub struct SearchThread<'a> {
     id: usize,
     shared: &'a Shared<'a>,
@@ -143,7 +147,7 @@ pub struct SearchThread<'a> {
     completed_depth: i32,
     /// Root moves already taken by earlier MultiPV lines of this iteration.
     excluded_root: Vec<Move>,
-    lmr: Box<[[i32; 64]; 64]>,
+    lmr: Box<[[i32; LMR_TABLE_SIZE]; LMR_TABLE_SIZE]>,
 }
 
 impl<'a> SearchThread<'a> {
@@ -158,7 +162,7 @@ impl<'a> SearchThread<'a> {
         hashes.push(pos.board.hash());
         let mut eval = Evaluator::new();
         eval.reset(&pos.board);
-        let mut lmr = Box::new([[0; 64]; 64]);
+        let mut lmr = Box::new([[0; LMR_TABLE_SIZE]; LMR_TABLE_SIZE]);
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
                 *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as i32;

@@ -64,7 +64,7 @@ impl SearchThread<'_> {
                     } else {
                         self.eval.evaluate(board)
                     };
-                    let depth = (depth + 6).min(MAX_PLY as i32 - 1);
+                    let depth = (depth + TT_TABLEBASE_DEPTH_BONUS).min(MAX_PLY as i32 - 1);
                     self.shared
                         .tt
                         .store(key, None, score, eval, depth, bound, ply);
@@ -291,11 +291,12 @@ impl SearchThread<'_> {
                 // Late-move reductions for moves ordered late; searched again at full depth
                 // if they surprise.
                 let mut r = 0;
-                if depth >= 3
-                    && moves_searched > 1 + pv_node as usize
+                if depth >= LMR_MIN_DEPTH
+                    && moves_searched > LMR_UNREDUCED_MOVES + pv_node as usize
                     && (is_quiet || MovePicker::is_bad_capture(scored.score))
                 {
-                    r = self.lmr[depth.min(63) as usize][moves_searched.min(63)];
+                    let last = LMR_TABLE_SIZE - 1;
+                    r = self.lmr[depth.min(last as i32) as usize][moves_searched.min(last)];
                     r -= pv_node as i32;
                     r -= gives_check as i32;
                     r -= hist / LMR_HISTORY_DIVISOR;

@@ -63,7 +63,8 @@ impl SearchThread<'_> {
                     break; // everything after a losing capture loses material too
                 }
                 let gain = scored.captured.map_or(0, piece_value)
-                    + mv.promotion.map_or(0, |p| piece_value(p) - 100);
+                    + mv.promotion
+                        .map_or(0, |p| piece_value(p) - piece_value(Piece::Pawn));
                 if stand_pat + gain + QS_DELTA <= alpha {
                     continue; // delta pruning: even winning this can't raise alpha
                 }
