@@ -11,7 +11,8 @@ use cozy_chess::Color;
 
 use super::sparse::{SparseBatch, PAD};
 
-use crate::eval::features::{self, HMC, INPUTS, STM};
+use crate::eval::features::{self, HMC, STM};
+use crate::eval::shape::INPUTS;
 
 /// Positions in compact form.
 #[derive(Default)]

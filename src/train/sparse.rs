@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use candle_core::{CpuStorage, CustomOp2, Layout, Shape, Storage, Tensor};
 
-use crate::eval::features::{HMC, INPUTS, MAX_ACTIVE};
+use crate::eval::features::{HMC, MAX_ACTIVE};
+use crate::eval::shape::INPUTS;
 
 /// Padding entry in [`SparseBatch::idx`].
 pub const PAD: u16 = u16::MAX;

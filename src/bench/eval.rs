@@ -1,5 +1,5 @@
-//! `rookery train --bench-eval`: times the search kernel (incremental push + evaluate +
-//! pop) and candle's reference forward pass on the same positions.
+//! `rookery bench --eval`: times the search kernel (incremental push + evaluate + pop)
+//! and candle's reference forward pass on the same positions.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -9,7 +9,6 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
-use super::TrainArgs;
 use crate::eval::network::Network;
 use crate::eval::simd::{self, Path};
 use crate::eval::Evaluator;
@@ -71,10 +70,10 @@ fn head_stages(
     walk: &[(Board, cozy_chess::Move, Board)],
     sink: &mut i64,
 ) {
-    use crate::eval::network::{l1_inputs, L1};
+    use crate::eval::shape::L1;
     let q = &net.q;
     let h = q.hidden;
-    let inputs = l1_inputs(h, q.pairwise);
+    let inputs = 2 * h;
     // (side to move's accumulator, the other's, halfmove clock) per position.
     let positions: Vec<(Vec<i16>, Vec<i16>, usize)> = walk
         .iter()
@@ -141,8 +140,10 @@ fn head_stages(
     show("  head: all of forward", t_head);
 }
 
-pub fn run(args: &TrainArgs) -> Result<(), String> {
-    let net = match &args.net {
+/// Times the kernels on `net` (default: the embedded one) over random playouts from
+/// `seed`, printing one line per measurement.
+pub fn run(net: Option<&str>, seed: u64) -> Result<(), String> {
+    let net = match net {
         Some(path) => {
             let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
             Arc::new(Network::from_bytes(&bytes, path)?)
@@ -150,7 +151,7 @@ pub fn run(args: &TrainArgs) -> Result<(), String> {
         None => crate::eval::current_network(),
     };
     println!("network: {}", net.description());
-    let walk = random_walk(20_000, args.seed);
+    let walk = random_walk(20_000, seed);
     let root = Board::default();
     let mut sink = 0i64;
     let rounds = 20;
