@@ -22,8 +22,7 @@ fn simd_and_portable_kernels_agree() {
 
 /// The quantised kernel agrees with candle's f32 forward pass on 1,200 random-playout
 /// positions: every error within [`KERNEL_CP_BOUND`] cp + 2 % of |eval|, mean error below
-/// [`KERNEL_CP_MEAN`] cp (the embedded rookery-gen13: mean 2.49, p99 11.9, worst 17.6 cp;
-/// gen12f-hmb8 before it 2.67 / 12.0 / 22.5, gen11-hmb8 2.16 / 11.4 / 16.1).
+/// [`KERNEL_CP_MEAN`] cp (each net's own figures are on its card in docs/net.md).
 #[test]
 fn kernel_matches_candle_forward() {
     check_kernel_against_candle(default_net());

@@ -27,9 +27,9 @@ use std::collections::HashMap;
 
 use super::shape::{INPUTS, L1_WIDTHS, L2};
 
-/// Training keeps `ft` weights/biases and `l1` weights inside ±WEIGHT_CLIP, so an
-/// accumulator stays within 127 · 2 · (1 bias + 40 features) = 10,414 (i16) and `l1`
-/// weights fit i8 at scale 2^5 (|w| · 32 ≤ 64).
+/// Training keeps `ft` weights/biases and `l1` weights inside ±WEIGHT_CLIP, so that every
+/// trained net quantises: an accumulator shift of 0 and an `l1` row scale of 63.5 always
+/// fit (`quantise.rs`, `choose_shifts`).
 pub const WEIGHT_CLIP: f32 = 2.0;
 /// Default cp-per-output-unit when a file has no `scale` tensor.
 pub const DEFAULT_SCALE: f32 = 400.0;

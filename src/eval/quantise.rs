@@ -88,9 +88,7 @@ fn choose_shifts(
 /// board at most 32, so the piece features add at most the 32 largest per-square maxima
 /// (over the 12 piece kinds); castling adds at most its four rights and en passant one
 /// file (side to move and the halfmove clock are not in the accumulator). Bounded above
-/// and below separately, since weights of one sign cannot cancel. (Until 2026-12-01 the
-/// bound was |b| plus the 40 largest |weights| of the row, which often fell on one
-/// square, and cost nets with larger weights a bit of accumulator precision.)
+/// and below separately, since weights of one sign cannot cancel.
 fn accumulator_bound(row: &[f32], b: f32) -> f32 {
     let (mut up, mut down) = ([0f32; 64], [0f32; 64]);
     for kind in row[..features::STM].chunks_exact(64) {
@@ -385,8 +383,8 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     /// The bound holds on real positions (every position of random playouts, both
-    /// perspectives, mirrored or not), is reached by a row built for it, and is tighter
-    /// than |bias| plus the 40 largest |weights| on a row whose large weights share squares.
+    /// perspectives, mirrored or not) and is reached by rows built for it, whose large
+    /// weights share a square.
     #[test]
     fn accumulator_bound_holds_and_is_tight() {
         let mut rng = StdRng::seed_from_u64(3);
@@ -414,8 +412,7 @@ mod tests {
                 }
             }
         }
-        // Every piece kind on a1 weighs 2: one piece can stand there, so 2 counts once
-        // (the old bound counted 12 of them).
+        // Every piece kind on a1 weighs 2: one piece can stand there, so 2 counts once.
         let mut row = vec![0f32; INPUTS];
         for kind in 0..12 {
             row[kind * 64] = 2.0;

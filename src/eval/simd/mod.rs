@@ -15,9 +15,6 @@
 //!   groups of four inputs that are not all zero.
 //! - [`l2_dense`]: the second head layer, i16 inputs and weights (`vpmaddwd`).
 //!
-//! (i16 `l1` weights, measured as an alternative, lose less precision but make the layer
-//! 1.6× slower: 32 KB of weights no longer stay in the L1 cache next to everything else.)
-//!
 //! Integer arithmetic is exact, and the bounds checked when a net is loaded keep every
 //! intermediate inside its type, so every version agrees bit for bit.
 
@@ -28,8 +25,7 @@ use super::shape::{L1, L2};
 /// Largest first-layer activation (u8).
 pub const ACT_MAX: i16 = 127;
 /// Largest |i8 weight| of `l1`: with inputs ≤ 127, a `vpmaddubsw` pair sum stays within
-/// 2 · 127 · 127 = 32,258, inside i16 (no saturation, so every version agrees). (Inputs
-/// up to 255 with weights up to 64 were measured too: 1.5× the error against candle.)
+/// 2 · 127 · 127 = 32,258, inside i16 (no saturation, so every version agrees).
 pub const L1_WEIGHT_MAX: i8 = 127;
 /// Length of the head's arrays: `l1` outputs (32, or 16 with the rest zero) and `l2`'s
 /// inputs and outputs; the AVX2 `l2` kernel holds one in four registers of i32.
