@@ -33,6 +33,33 @@ pub fn random_walk(n: usize, seed: u64) -> Vec<(Board, cozy_chess::Move, Board)>
     out
 }
 
+/// Goes down the walk's games as a search goes down a line: at every position a push
+/// from its parent (the stack's top) and, if `evaluate`, an evaluation; back at the start
+/// position (a new game) every push is popped. Returns the sum of the evaluations.
+fn follow_games(
+    ev: &mut Evaluator,
+    walk: &[(Board, cozy_chess::Move, Board)],
+    root: &Board,
+    evaluate: bool,
+) -> i64 {
+    let mut sum = 0i64;
+    for (before, mv, after) in walk {
+        if before == root {
+            while ev.ply() > 0 {
+                ev.pop();
+            }
+        }
+        ev.push(before, *mv, after);
+        if evaluate {
+            sum += ev.evaluate(after) as i64;
+        }
+    }
+    while ev.ply() > 0 {
+        ev.pop();
+    }
+    sum
+}
+
 /// On-CPU time of this thread in ns (Linux `/proc/thread-self/schedstat`), so timings
 /// stay meaningful on a machine shared with other jobs; `None` elsewhere.
 fn thread_cpu_ns() -> Option<u64> {
@@ -163,20 +190,13 @@ pub fn run(net: Option<&str>, seed: u64) -> Result<(), String> {
         // push + evaluate + pop per position, as at a search node that is evaluated.
         let total = time_it(n, || {
             for _ in 0..rounds {
-                for (before, mv, after) in &walk {
-                    ev.push(before, *mv, after);
-                    sink += ev.evaluate(after) as i64;
-                    ev.pop();
-                }
+                sink += follow_games(&mut ev, &walk, &root, true);
             }
         });
         // push + pop alone: what a node that is never evaluated costs (lazy update).
         let push = time_it(n, || {
             for _ in 0..rounds {
-                for (before, mv, after) in &walk {
-                    ev.push(before, *mv, after);
-                    ev.pop();
-                }
+                sink += follow_games(&mut ev, &walk, &root, false);
             }
         });
         // The head alone, on an accumulator that is already up to date.
