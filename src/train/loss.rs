@@ -13,7 +13,11 @@ use super::{ce, sparse, TrainArgs};
 use crate::eval::model::{Markers, Model};
 
 /// Loss (MSE between sigmoid(output) and target) of one batch; returns the loss tensor.
-pub fn batch_loss(model: &Model, bufs: &SparseBufs, n: usize) -> candle_core::Result<Tensor> {
+pub(super) fn batch_loss(
+    model: &Model,
+    bufs: &SparseBufs,
+    n: usize,
+) -> candle_core::Result<Tensor> {
     let dev = Device::Cpu;
     let target = Tensor::from_slice(&bufs.target, (n, 1), &dev)?;
     let w = model.ft.weight();

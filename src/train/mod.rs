@@ -5,12 +5,12 @@
 
 mod args;
 mod checkpoint;
-pub mod data;
+mod data;
 mod loss;
-pub mod optim;
+mod optim;
 mod run;
 mod sets;
-pub mod sparse;
+mod sparse;
 mod weights;
 
 use std::collections::HashMap;
@@ -18,9 +18,8 @@ use std::collections::HashMap;
 use candle_core::Tensor;
 
 pub use args::TrainArgs;
-pub use loss::{batch_loss, score_net};
+pub use loss::score_net;
 pub use run::train;
-pub use sets::load_data;
 
 fn ce(e: candle_core::Error) -> String {
     format!("candle: {e}")

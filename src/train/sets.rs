@@ -22,7 +22,7 @@ fn data_spec(spec: &str) -> Result<(&str, f32), String> {
 }
 
 /// Loads all `--data` files.
-pub fn load_data(args: &TrainArgs) -> Result<(Dataset, LoadStats), String> {
+pub(super) fn load_data(args: &TrainArgs) -> Result<(Dataset, LoadStats), String> {
     let max = args.max_positions.unwrap_or(usize::MAX);
     let mut ds = Dataset::default();
     let mut stats = LoadStats::default();
