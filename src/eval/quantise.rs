@@ -217,11 +217,21 @@ fn q16(x: f32, scale: i32) -> i16 {
         .clamp(i16::MIN as f32, i16::MAX as f32) as i16
 }
 
-impl Quantised {
-    /// Quantises `model` (mirrored inputs or not); an error if a weight is out of range.
-    pub fn new(model: &Model, mirroring: bool) -> Result<Quantised, String> {
-        let h = model.hidden;
-        let width = model.l1_width;
+/// A model's f32 weights as rows (`[out][in]`), checked finite and inside the range
+/// training's clipping keeps them in.
+struct Weights {
+    ftw: Vec<Vec<f32>>,
+    ftb: Vec<f32>,
+    l1w: Vec<Vec<f32>>,
+    l1b: Vec<f32>,
+    l2w: Vec<Vec<f32>>,
+    l2b: Vec<f32>,
+    ow: Vec<Vec<f32>>,
+    ob: Vec<f32>,
+}
+
+impl Weights {
+    fn of(model: &Model) -> Result<Weights, String> {
         let get2 = |t: &Tensor, what: &str| -> Result<Vec<Vec<f32>>, String> {
             t.to_vec2::<f32>().map_err(|e| format!("{what}: {e}"))
         };
@@ -230,39 +240,44 @@ impl Quantised {
                 .to_vec1::<f32>()
                 .map_err(|e| format!("{what}: {e}"))
         };
-        let ftw = get2(model.ft.weight(), "ft.weight")?;
-        let ftb = get1(model.ft.bias(), "ft.bias")?;
-        let l1w = get2(model.l1.weight(), "l1.weight")?;
-        let l1b = get1(model.l1.bias(), "l1.bias")?;
-        let l2w = get2(model.l2.weight(), "l2.weight")?;
-        let l2b = get1(model.l2.bias(), "l2.bias")?;
-        let ow = get2(model.out.weight(), "out.weight")?;
-        let ob = get1(model.out.bias(), "out.bias")?;
-        let all = ftw.iter().flatten().chain(&ftb).chain(l1w.iter().flatten());
+        let w = Weights {
+            ftw: get2(model.ft.weight(), "ft.weight")?,
+            ftb: get1(model.ft.bias(), "ft.bias")?,
+            l1w: get2(model.l1.weight(), "l1.weight")?,
+            l1b: get1(model.l1.bias(), "l1.bias")?,
+            l2w: get2(model.l2.weight(), "l2.weight")?,
+            l2b: get1(model.l2.bias(), "l2.bias")?,
+            ow: get2(model.out.weight(), "out.weight")?,
+            ob: get1(model.out.bias(), "out.bias")?,
+        };
+        let all = w.ftw.iter().flatten().chain(&w.ftb);
         let all = all
-            .chain(&l1b)
-            .chain(l2w.iter().flatten())
-            .chain(&l2b)
-            .chain(ow.iter().flatten());
-        if let Some(x) = all.chain(&ob).find(|x| !x.is_finite()) {
+            .chain(w.l1w.iter().flatten())
+            .chain(&w.l1b)
+            .chain(w.l2w.iter().flatten())
+            .chain(&w.l2b)
+            .chain(w.ow.iter().flatten());
+        if let Some(x) = all.chain(&w.ob).find(|x| !x.is_finite()) {
             return Err(format!("non-finite weight {x}"));
         }
         let limit = WEIGHT_CLIP + 1e-3;
-        if ftw
-            .iter()
-            .flatten()
-            .chain(&ftb)
-            .chain(l1w.iter().flatten())
+        let clipped = w.ftw.iter().flatten().chain(&w.ftb);
+        if clipped
+            .chain(w.l1w.iter().flatten())
             .any(|x| x.abs() > limit)
         {
             return Err(format!(
                 "ft/l1 weights exceed the quantisation range ±{WEIGHT_CLIP} (train with clipping)"
             ));
         }
-        // Rarely active `l1` inputs side by side, so the sparse `l1` skips more groups of
-        // four (a reordering of the units: the network computes exactly the same).
-        let squared = model.squared;
-        let order = sparsity_order(&ftw, &ftb, squared, mirroring);
+        Ok(w)
+    }
+
+    /// The same network with its hidden units reordered so that rarely active `l1` inputs
+    /// sit side by side (the sparse `l1` then skips more groups of four), and the `l1`
+    /// weights scaled for the kernel's unit of a squared input.
+    fn reordered(self, squared: bool, mirroring: bool) -> Weights {
+        let order = sparsity_order(&self.ftw, &self.ftb, squared, mirroring);
         // New unit k comes from old unit `order[k]`, new input k from old `inputs[k]`.
         let n = order.len();
         let inputs: Vec<usize> = order
@@ -271,47 +286,84 @@ impl Quantised {
             .enumerate()
             .map(|(k, &j)| if k < n { j } else { j + n })
             .collect();
-        let ftw: Vec<Vec<f32>> = order.iter().map(|&j| ftw[j].clone()).collect();
-        let ftb: Vec<f32> = order.iter().map(|&j| ftb[j]).collect();
         // Squared, the u8 inputs come out at 127²/128 per 1.0 instead of 127: the weights
         // carry the difference.
         let input_gain = if squared { 128.0 / ACT as f32 } else { 1.0 };
-        let l1w: Vec<Vec<f32>> = l1w
-            .iter()
-            .map(|row| inputs.iter().map(|&i| row[i] * input_gain).collect())
-            .collect();
-        let all_out: Vec<f32> = ow.iter().flatten().copied().collect();
-        let shifts = choose_shifts(&ftw, &ftb, &l1w, &l2w, &all_out)?;
-        let qa = ACT << shifts.acc;
-        let mut ft_w = vec![0i16; INPUTS * h];
-        for (j, row) in ftw.iter().enumerate() {
-            for (f, &w) in row.iter().enumerate() {
-                ft_w[f * h + j] = q16(w, qa);
-            }
+        Weights {
+            ftw: order.iter().map(|&j| self.ftw[j].clone()).collect(),
+            ftb: order.iter().map(|&j| self.ftb[j]).collect(),
+            l1w: (self.l1w.iter())
+                .map(|row| inputs.iter().map(|&i| row[i] * input_gain).collect())
+                .collect(),
+            ..self
         }
-        // The activation's shift rounds to nearest with half a unit in the bias; squares
-        // multiply the unshifted accumulator and need none.
-        let half_acc = if squared {
-            0
-        } else {
-            (1i16 << shifts.acc) >> 1
-        };
-        let ft_b = ftb.iter().map(|&b| q16(b, qa) + half_acc).collect();
-        let mut tab_stm = vec![0i16; (HMC_MAX + 1) * h];
-        let mut tab_other = vec![0i16; (HMC_MAX + 1) * h];
-        for c in 0..=HMC_MAX {
-            let v = c as f32 / HMC_MAX as f32;
-            for j in 0..h {
-                tab_stm[c * h + j] = q16(ftw[j][STM] + ftw[j][HMC] * v, qa);
-                tab_other[c * h + j] = q16(ftw[j][HMC] * v, qa);
-            }
+    }
+}
+
+/// The feature transformer in integers: weights by feature column, biases, and the
+/// side-to-move/halfmove-clock tables of each half.
+struct QuantisedFt {
+    ft_w: Vec<i16>,
+    ft_b: Vec<i16>,
+    tab_stm: Vec<i16>,
+    tab_other: Vec<i16>,
+}
+
+fn quantise_ft(w: &Weights, shifts: &Shifts, squared: bool) -> QuantisedFt {
+    let h = w.ftb.len();
+    let qa = ACT << shifts.acc;
+    let mut ft_w = vec![0i16; INPUTS * h];
+    for (j, row) in w.ftw.iter().enumerate() {
+        for (f, &x) in row.iter().enumerate() {
+            ft_w[f * h + j] = q16(x, qa);
         }
+    }
+    // The activation's shift rounds to nearest with half a unit in the bias; squares
+    // multiply the unshifted accumulator and need none.
+    let half_acc = if squared {
+        0
+    } else {
+        (1i16 << shifts.acc) >> 1
+    };
+    let ft_b = w.ftb.iter().map(|&b| q16(b, qa) + half_acc).collect();
+    let mut tab_stm = vec![0i16; (HMC_MAX + 1) * h];
+    let mut tab_other = vec![0i16; (HMC_MAX + 1) * h];
+    for c in 0..=HMC_MAX {
+        let v = c as f32 / HMC_MAX as f32;
+        for j in 0..h {
+            tab_stm[c * h + j] = q16(w.ftw[j][STM] + w.ftw[j][HMC] * v, qa);
+            tab_other[c * h + j] = q16(w.ftw[j][HMC] * v, qa);
+        }
+    }
+    QuantisedFt {
+        ft_w,
+        ft_b,
+        tab_stm,
+        tab_other,
+    }
+}
+
+impl Quantised {
+    /// Quantises `model` (mirrored inputs or not); an error if a weight is out of range.
+    pub fn new(model: &Model, mirroring: bool) -> Result<Quantised, String> {
+        let h = model.hidden;
+        let width = model.l1_width;
+        let squared = model.squared;
+        let w = Weights::of(model)?.reordered(squared, mirroring);
+        let all_out: Vec<f32> = w.ow.iter().flatten().copied().collect();
+        let shifts = choose_shifts(&w.ftw, &w.ftb, &w.l1w, &w.l2w, &all_out)?;
+        let QuantisedFt {
+            ft_w,
+            ft_b,
+            tab_stm,
+            tab_other,
+        } = quantise_ft(&w, &shifts, squared);
         let s1 = |o: usize| shifts.l1[o];
-        let l1_w = L1Weights::new(2 * h, width, |o, i| (l1w[o][i] * s1(o)).round() as i8);
+        let l1_w = L1Weights::new(2 * h, width, |o, i| (w.l1w[o][i] * s1(o)).round() as i8);
         // Outputs a 16-wide `l1` lacks: bias and multiplier 0, so their activations are 0.
         let l1_b = std::array::from_fn(|o| {
             if o < width {
-                (l1b[o] * ACT as f32 * s1(o)).round() as i32
+                (w.l1b[o] * ACT as f32 * s1(o)).round() as i32
             } else {
                 0
             }
@@ -326,21 +378,19 @@ impl Quantised {
         });
         let s2 = (1i32 << shifts.l2) as f32;
         let mut l2_w = vec![0i16; L1 * L2];
-        for (o, row) in l2w.iter().enumerate() {
-            for (i, &w) in row.iter().enumerate() {
-                l2_w[(i / 2 * L2 + o) * 2 + i % 2] = (w * s2).round() as i16;
+        for (o, row) in w.l2w.iter().enumerate() {
+            for (i, &x) in row.iter().enumerate() {
+                l2_w[(i / 2 * L2 + o) * 2 + i % 2] = (x * s2).round() as i16;
             }
         }
         let l2_round = (1i32 << shifts.l2) >> 1;
         let l2_b =
-            std::array::from_fn(|o| (l2b[o] * HEAD_ACT as f32 * s2).round() as i32 + l2_round);
+            std::array::from_fn(|o| (w.l2b[o] * HEAD_ACT as f32 * s2).round() as i32 + l2_round);
         let so = (1i64 << shifts.out) as f64;
-        let out_w = ow
-            .iter()
+        let out_w = (w.ow.iter())
             .map(|row| std::array::from_fn(|i| (row[i] as f64 * so).round() as i32))
             .collect();
-        let out_b = ob
-            .iter()
+        let out_b = (w.ob.iter())
             .map(|&b| (b as f64 * HEAD_ACT as f64 * so).round() as i64)
             .collect();
         let l2_bound = l2_b
