@@ -15,13 +15,33 @@ validation_args() {
   if (( ${#files[@]} )); then VAL_ARGS=(--val-data "${files[@]}"); fi
 }
 
-# Sets RECIPE_ARGS to the trainer's flags for a net's shape and schedule, from HIDDEN,
-# BUCKETS, L1 (32 when unset), PAIRWISE, SCRELU and MIRROR (0 or 1), LR, LR_FINAL and LAMBDA. Batch size,
-# score scale and seed are the same for every net.
+# Sets RECIPE_ARGS to the trainer's flags for what a run changes in the embedded net's
+# recipe, which is declared once, as `rookery train`'s defaults: each of HIDDEN, L1,
+# BUCKETS, LR, LR_FINAL and LAMBDA that is set, and SCRELU=0 or MIRROR=0 to turn those off.
 recipe_args() {
-  RECIPE_ARGS=(--batch-size 8192 --lr "$LR" --lr-final "$LR_FINAL" --wdl-lambda "$LAMBDA"
-    --scale 400 --hidden "$HIDDEN" --l1 "${L1:-32}" --output-buckets "$BUCKETS" --seed 1)
-  if (( PAIRWISE )); then RECIPE_ARGS+=(--pairwise); fi
-  if (( SCRELU )); then RECIPE_ARGS+=(--screlu); fi
-  if (( MIRROR )); then RECIPE_ARGS+=(--mirror); fi
+  RECIPE_ARGS=()
+  if [[ -n ${HIDDEN:-} ]]; then RECIPE_ARGS+=(--hidden "$HIDDEN"); fi
+  if [[ -n ${L1:-} ]]; then RECIPE_ARGS+=(--l1 "$L1"); fi
+  if [[ -n ${BUCKETS:-} ]]; then RECIPE_ARGS+=(--output-buckets "$BUCKETS"); fi
+  if [[ -n ${LR:-} ]]; then RECIPE_ARGS+=(--lr "$LR"); fi
+  if [[ -n ${LR_FINAL:-} ]]; then RECIPE_ARGS+=(--lr-final "$LR_FINAL"); fi
+  if [[ -n ${LAMBDA:-} ]]; then RECIPE_ARGS+=(--wdl-lambda "$LAMBDA"); fi
+  if [[ ${SCRELU:-1} == 0 ]]; then RECIPE_ARGS+=(--no-screlu); fi
+  if [[ ${MIRROR:-1} == 0 ]]; then RECIPE_ARGS+=(--no-mirror); fi
+}
+
+# The default of `rookery train`'s flag $2 (e.g. `epochs`), as binary $1's help states it.
+train_default() {
+  "$1" train --help | sed -n "/^ *--$2 /{n;s/.*\[default: \([^]]*\)\].*/\1/p}"
+}
+
+# Sets NET_HIDDEN, NET_L1, NET_BUCKETS, NET_SCRELU and NET_MIRROR (0 or 1) from the
+# tensors in net file $1 (its safetensors header).
+net_recipe() {
+  read -r NET_HIDDEN NET_L1 NET_BUCKETS NET_SCRELU NET_MIRROR < <(python3 -c '
+import json, struct, sys
+with open(sys.argv[1], "rb") as f:
+    h = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
+print(h["ft.bias"]["shape"][0], h["l1.bias"]["shape"][0], h["out.bias"]["shape"][0],
+      int("screlu" in h), int("mirror" in h))' "$1")
 }

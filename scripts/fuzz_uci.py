@@ -46,7 +46,7 @@ OPTIONS = [
     ("UCI_Chess960", ["true", "false"], ["yes", "2"]),
     ("UCI_ShowWDL", ["true", "false"], ["on"]),
     ("SyzygyPath", ["<empty>", "/nonexistent/tb"], ["\x01\x02", "/" * 300]),
-    ("EvalFile", ["<default>", "<pst>"], ["/nonexistent.safetensors", "README.md", "/dev/null", "."]),
+    ("EvalFile", ["<default>"], ["<pst>", "/nonexistent.safetensors", "README.md", "/dev/null", "."]),
     ("OwnBook", ["true", "false"], ["perhaps"]),
     ("BookFile", ["<empty>"], ["/nonexistent.bin", "README.md", "/dev/null"]),
     ("BookDepth", ["0", "8", "20"], ["-3", "401", "deep"]),

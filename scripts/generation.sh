@@ -26,10 +26,14 @@
 # the openings in a shuffled order (seed s), so that a gate need not replay the openings
 # a screen (scripts/screen.sh) already used.
 #
+# The net's recipe is `rookery train`'s defaults (the embedded net's); EPOCHS, HIDDEN, L1,
+# BUCKETS, LR, LR_FINAL and LAMBDA override a part of it when set, SCRELU=0 and MIRROR=0
+# turn those off (scripts/common.sh, recipe_args).
+#
 # Usage: NAME=rookery-gen2 [DATAGEN_TIME=s DATA_GEN=1 SEED=n NODES=5000 THREADS=2]
-#        [EPOCHS=6 HIDDEN=256 BUCKETS=1 PAIRWISE=0 SCRELU=0 MIRROR=0 SELFPLAY_WEIGHT=1 SHARED_WEIGHT=1]
+#        [EPOCHS=n HIDDEN=n BUCKETS=n SCRELU=0 MIRROR=0 SELFPLAY_WEIGHT=1 SHARED_WEIGHT=1]
 #        [GEN_WEIGHTS="g=w …"]
-#        [L1=32] [LR=0.004 LR_FINAL=0.05 LAMBDA=0 INIT=nets/<net>.safetensors
+#        [L1=16] [LR=x LR_FINAL=x LAMBDA=x INIT=nets/<net>.safetensors
 #        INIT_FT=nets/<net>.safetensors MAX_STEPS=n]
 #        [GAMES=400 TC=8+0.08 SPRT="0 10" GATE_NODES=n GATE_SEED=s]
 #        [EMBED=1] [TRAIN_ONLY=1] scripts/generation.sh
@@ -41,24 +45,10 @@ DATAGEN_TIME=${DATAGEN_TIME:-0}
 DATA_GEN=${DATA_GEN:-1}
 NODES=${NODES:-5000}
 THREADS=${THREADS:-2}
-EPOCHS=${EPOCHS:-6}
-HIDDEN=${HIDDEN:-256}
-# L1: outputs of the head's first layer (32, or 16 for half its cost per evaluation).
-L1=${L1:-32}
-BUCKETS=${BUCKETS:-1}
-PAIRWISE=${PAIRWISE:-0}
-# SCRELU=1: squared clipped ReLU after the feature transformer (`rookery train --screlu`).
-SCRELU=${SCRELU:-0}
-# MIRROR=1: horizontally mirrored inputs, king always on files e–h (`rookery train --mirror`).
-MIRROR=${MIRROR:-0}
+EPOCHS=${EPOCHS:-}
 SELFPLAY_WEIGHT=${SELFPLAY_WEIGHT:-1}
 SHARED_WEIGHT=${SHARED_WEIGHT:-1}
 GEN_WEIGHTS=${GEN_WEIGHTS:-}
-LR=${LR:-0.004}
-# LAMBDA: the share of the game result in the target (the rest is the search score);
-# 0 since rookery-gen6-l0, which gained +121 Elo over 0.3 (docs/generations.md).
-LAMBDA=${LAMBDA:-0}
-LR_FINAL=${LR_FINAL:-0.05}
 # INIT: fine-tune this net (same architecture) instead of starting from random weights.
 INIT=${INIT:-}
 # INIT_FT: start the feature transformer from this net and the head from random weights
@@ -137,6 +127,7 @@ else
     [[ -n $INIT_FT ]] && init=(--init-ft "$INIT_FT")
   fi
   recipe_args
+  [[ -n $EPOCHS ]] && RECIPE_ARGS+=(--epochs "$EPOCHS")
   [[ -n ${MAX_STEPS:-} ]] && steps=(--stop-after-steps "$MAX_STEPS")
   echo "== train: $NET from ${#data[@]} files ($used self-play, weight $SELFPLAY_WEIGHT${GEN_WEIGHTS:+, by generation $GEN_WEIGHTS})"
   printf '%s\n' "${data[@]}" > "$RUN/data.txt"
@@ -146,8 +137,8 @@ else
   # or on a fresh machine records what the net was trained on.
   python3 scripts/generation_record.py --snapshot-data "$RUN/data.txt" > "$DATA_RECORD"
   rm -f "$NET.partial" # the trainer writes --out only when every epoch is done
-  nice -n 10 "$BIN" train --data "${data[@]}" --out "$NET.partial" --epochs "$EPOCHS" \
-    "${RECIPE_ARGS[@]}" --val-fraction 0.02 --checkpoint-dir "$RUN/checkpoints" \
+  nice -n 10 "$BIN" train --data "${data[@]}" --out "$NET.partial" \
+    "${RECIPE_ARGS[@]}" --checkpoint-dir "$RUN/checkpoints" \
     --csv "$RUN/loss.csv" "${resume[@]}" "${steps[@]}" "${init[@]}" "${VAL_ARGS[@]}"
   if [[ ! -e $NET.partial ]]; then
     echo "training stopped before the last epoch; run again to resume" >&2
@@ -200,10 +191,15 @@ fi
 # sessions); a generation trained before the data table existed falls back to its run's list.
 data_record=$DATA_RECORD
 [[ -e $data_record ]] || data_record=$RUN/data.txt
+# The record's recipe: the net's shape from its file, the schedule from the overrides or
+# the trainer's defaults.
+net_recipe "$NET"
 verdict=$(python3 scripts/generation_record.py --name "$NAME" --base "$BASE_NET" \
   --net "$NET" --results "$RESULTS" --loss "docs/nets/$NAME-loss.csv" --data-list "$data_record" \
-  --selfplay-weight "$SELFPLAY_WEIGHT${GEN_WEIGHTS:+ (generation weights $GEN_WEIGHTS)}$([[ $SHARED_WEIGHT == 1 ]] || echo ", Stockfish data $SHARED_WEIGHT")" --epochs "$EPOCHS" \
-  --training-note "${INIT:+from $(basename "$INIT" .safetensors)}${INIT_FT:+feature transformer from $(basename "$INIT_FT" .safetensors)}$([[ $L1 == 32 ]] || echo ", l1 $L1")$([[ $LR == 0.004 ]] || echo " lr $LR")$([[ $LR_FINAL == 0.05 ]] || echo " final lr ×$LR_FINAL")$([[ $LAMBDA == 0.3 ]] || echo ", λ $LAMBDA")" --hidden "$HIDDEN" --buckets "$BUCKETS" --pairwise "$PAIRWISE" --screlu "$SCRELU" --mirror "$MIRROR")
+  --selfplay-weight "$SELFPLAY_WEIGHT${GEN_WEIGHTS:+ (generation weights $GEN_WEIGHTS)}$([[ $SHARED_WEIGHT == 1 ]] || echo ", Stockfish data $SHARED_WEIGHT")" \
+  --epochs "${EPOCHS:-$(train_default "$BIN" epochs)}" \
+  --training-note "${INIT:+from $(basename "$INIT" .safetensors)}${INIT_FT:+feature transformer from $(basename "$INIT_FT" .safetensors)}${L1:+, l1 $L1}${LR:+ lr $LR}${LR_FINAL:+ final lr ×$LR_FINAL}, λ ${LAMBDA:-$(train_default "$BIN" wdl-lambda)}" \
+  --hidden "$NET_HIDDEN" --buckets "$NET_BUCKETS" --screlu "$NET_SCRELU" --mirror "$NET_MIRROR")
 echo "== verdict: $verdict"
 python3 scripts/plot_generations.py >/dev/null || echo "docs/generations.png not redrawn (matplotlib?)" >&2
 if [[ $verdict == accepted && $EMBED == 1 ]]; then

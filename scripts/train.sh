@@ -1,25 +1,62 @@
 #!/usr/bin/env bash
-# Trains a network on the shared data set. Defaults reproduce nets/rookery-v2.safetensors
-# (10 epochs); EPOCHS=6 OUT=nets/rookery-v1.safetensors reproduces the embedded default.
-# Usage: [OUT=… HIDDEN=… EPOCHS=… RUN=… RESUME=1] scripts/train.sh [extra `rookery train` flags...]
-# RESUME=1 continues a run cut off part-way from $RUN/checkpoints/resume.safetensors.
-# Nets trained before the per-epoch shuffle (resumable training) retrain to equivalent,
-# not byte-identical, nets (see docs/net.md).
+# Retrains a net from random weights with its own recipe, end to end: `rookery train`'s
+# defaults (the embedded net's recipe is declared there and nowhere else), on the files
+# and loss weights its run read, as docs/generations/<net>-data.tsv records them, validated
+# on the fixed set under data/validation/.
+#
+# The self-play files are in the repository (data/). The Stockfish-labelled positions
+# (sf15-n3000-part*.txt.gz, 4.4M positions) are not: they are an outside input, read from
+# $SHARED (default ../shared/data/train); the script stops with a message when one is
+# missing. A self-play file whose position count differs from the record (the manifest's
+# count) stops it too, since the run would not be the recorded one.
+#
+# Usage: [NET=<net>] [OUT=nets/<net>-retrained.safetensors] [RUN=target/train-<net>]
+#        [SHARED=dir] [RESUME=1] scripts/train.sh [extra `rookery train` flags...]
+#   NET      the net whose run to repeat (default: the embedded one)
+#   RESUME=1 continues a run cut off part-way from $RUN/checkpoints/resume.safetensors
+# Extra flags override the recipe (e.g. `--epochs 1 --max-positions 100000` for a quick
+# check that the pipeline runs).
 set -euo pipefail
-# The Stockfish-labelled data set is not in the repository (an optional input from outside
-# it): ../shared/data/train by default, DATA=DIR elsewhere.
-DATA=${DATA:-../shared/data/train}
-[[ -d $DATA ]] || { echo "train.sh: no training data at DATA=$DATA (not part of the repository; set DATA=DIR)" >&2; exit 2; }
-OUT=${OUT:-nets/rookery-v2.safetensors}
-RUN=${RUN:-target/train-v2}
-HIDDEN=${HIDDEN:-256}
-EPOCHS=${EPOCHS:-10}
+cd "$(dirname "$0")/.."
+source scripts/common.sh
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+  exit 0
+fi
+NET=${NET:-$(embedded_net)}
+OUT=${OUT:-nets/$NET-retrained.safetensors}
+RUN=${RUN:-target/train-$NET}
+SHARED=${SHARED:-../shared/data/train}
+RECORD=docs/generations/$NET-data.tsv
+if [[ ! -e $RECORD ]]; then
+  echo "error: $RECORD is missing: no record of what $NET was trained on" >&2
+  exit 1
+fi
+
+# "file weight positions" rows of the record; Stockfish's files are looked up in $SHARED.
+data=()
+while IFS=$'\t' read -r file weight positions; do
+  if [[ $file == */sf15-n3000-part*.txt.gz ]]; then
+    file=$SHARED/$(basename "$file")
+    if [[ ! -e $file ]]; then
+      echo "error: $file is missing. $NET was trained on Stockfish-labelled positions that" >&2
+      echo "are not in the repository; set SHARED to the folder that holds sf15-n3000-part*.txt.gz." >&2
+      exit 1
+    fi
+  else
+    now=$(awk -F'\t' -v f="$file" '$1 == f {print $7}' data/manifest.tsv)
+    if [[ $now != "$positions" ]]; then
+      echo "error: $file has ${now:-no} positions in data/manifest.tsv, $NET's run read $positions" >&2
+      exit 1
+    fi
+  fi
+  data+=("$file@$weight")
+done < <(tail -n +2 "$RECORD")
+
+validation_args
 mkdir -p "$RUN"
-cargo build --release
-nice -n 10 target/release/rookery train \
-  --data "$DATA"/sf15-n3000-part1.txt.gz "$DATA"/sf15-n3000-part2.txt.gz \
-         "$DATA"/sf15-n3000-part3.txt.gz "$DATA"/sf15-n3000-part4.txt.gz \
-  --out "$OUT" --epochs "$EPOCHS" --batch-size 8192 --lr 0.004 --lr-final 0.05 \
-  --wdl-lambda 0.3 --scale 400 --val-fraction 0.02 --hidden "$HIDDEN" --seed 1 \
+cargo build --release --quiet
+nice -n 10 target/release/rookery train --data "${data[@]}" --out "$OUT" "${VAL_ARGS[@]}" \
   --checkpoint-dir "$RUN/checkpoints" --csv "$RUN/loss.csv" \
   ${RESUME:+--resume "$RUN/checkpoints/resume.safetensors"} "$@"
+echo "== $OUT: compare its losses ($RUN/loss.csv) with docs/nets/$NET-loss.csv"

@@ -15,7 +15,8 @@ enum Command {
     Uci,
     /// Count leaf nodes of the legal move tree.
     Perft(rookery::perft::PerftArgs),
-    /// Search a fixed set of positions; prints "<nodes> nodes <nps> nps" last.
+    /// Search a fixed set of positions (prints "<nodes> nodes <nps> nps" last), or time
+    /// the evaluation kernels (`--eval`).
     Bench(rookery::bench::BenchArgs),
     /// Print the static evaluation from White's point of view.
     Eval {
@@ -23,7 +24,7 @@ enum Command {
         #[arg(long)]
         fen: Option<String>,
     },
-    /// Train an evaluation network.
+    /// Train an evaluation network (the defaults retrain the embedded net's recipe).
     Train(rookery::train::TrainArgs),
     /// Build, probe or inspect the opening book.
     #[command(subcommand)]

@@ -7,7 +7,7 @@
 
 #[test]
 fn bench_node_count_is_the_signature() {
-    let (nodes, _) = rookery::bench::run(rookery::bench::DEFAULT_DEPTH, 16, 1);
+    let (nodes, _) = rookery::bench::run(rookery::bench::DEFAULT_DEPTH, rookery::bench::HASH_MB, 1);
     assert_eq!(
         nodes,
         rookery::bench::SIGNATURE,

@@ -23,7 +23,7 @@
 use cozy_chess::{Board, Color, File, Move, Piece, Square};
 
 use super::features::{self, aux_bits, black_view, mirror_feature, mirrored, piece_index, STM};
-use super::network::Quantised;
+use super::quantise::Quantised;
 use super::simd::{self, Path};
 
 /// Preallocated plies; the stack grows (once) if a search ever goes deeper.

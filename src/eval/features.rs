@@ -24,8 +24,10 @@
 
 use cozy_chess::{BitBoard, Board, Color, File, Piece, Rank, Square};
 
-/// Number of inputs per perspective.
-pub const INPUTS: usize = 782;
+use super::shape::INPUTS;
+
+/// Largest halfmove clock value the input distinguishes (the input is `hmc / HMC_MAX`).
+pub const HMC_MAX: usize = 100;
 /// First auxiliary feature (side to move).
 pub const STM: usize = 768;
 /// First castling feature.
@@ -34,8 +36,6 @@ pub const CASTLE: usize = 769;
 pub const EP: usize = 773;
 /// The halfmove-clock feature (non-binary).
 pub const HMC: usize = 781;
-/// Most output buckets a network may have (see [`output_bucket`]).
-pub const MAX_BUCKETS: usize = 16;
 
 /// The output bucket of a position with `pieces` pieces on the board (kings included, so
 /// 2..=32) for a net with `buckets` output buckets: the piece counts split into
@@ -52,7 +52,7 @@ pub const MAX_ACTIVE: usize = 38;
 
 /// Square as seen by `persp`.
 #[inline(always)]
-pub fn rel_square(persp: Color, sq: Square) -> usize {
+fn rel_square(persp: Color, sq: Square) -> usize {
     match persp {
         Color::White => sq as usize,
         Color::Black => sq as usize ^ 56,
@@ -138,7 +138,7 @@ pub fn black_view(white_bits: u32) -> u32 {
 /// The halfmove-clock input value, clamped to 100 (used as `hmc / 100`).
 #[inline(always)]
 pub fn hmc(board: &Board) -> usize {
-    (board.halfmove_clock() as usize).min(100)
+    (board.halfmove_clock() as usize).min(HMC_MAX)
 }
 
 /// All active binary features of `persp` (pieces, side to move, castling, en passant),
@@ -182,7 +182,7 @@ pub fn dense(board: &Board, persp: Color, mirroring: bool) -> Vec<f32> {
     for i in idx {
         v[i as usize] = 1.0;
     }
-    v[HMC] = hmc(board) as f32 / 100.0;
+    v[HMC] = hmc(board) as f32 / HMC_MAX as f32;
     v
 }
 
@@ -199,7 +199,7 @@ mod tests {
         }
         assert_eq!(eight, want);
         assert!((2..=32).all(|n| output_bucket(n, 1) == 0));
-        for buckets in 1..=MAX_BUCKETS {
+        for buckets in 1..=crate::eval::shape::MAX_BUCKETS {
             let all: Vec<usize> = (2..=32).map(|n| output_bucket(n, buckets)).collect();
             assert!(
                 all.windows(2).all(|w| w[0] <= w[1]),

@@ -2,18 +2,20 @@
 //!
 //! The search talks only to [`Evaluator`]: it calls `reset` at the root, `push`/`push_null`
 //! after making a move, `pop` after unmaking it, and `evaluate` at a node. Behind it sits
-//! the neural network ([`network`]) with its incrementally updated first layer
-//! ([`accumulator`]); [`pst`] is the material + piece-square baseline it is measured
-//! against. This file also owns the global network slot: the embedded default net, and
-//! [`load_eval_file`] to replace it (the UCI `EvalFile` option).
+//! the neural network ([`network`]: the candle [`model`], its [`quantise`]d copy and the
+//! integer [`inference`]) with its incrementally updated first layer ([`accumulator`]);
+//! its sizes are in [`shape`]. This file also owns the global network slot: the embedded
+//! default net, and [`load_eval_file`] to replace it (the UCI `EvalFile` option).
 
 pub mod accumulator;
 pub mod features;
+pub mod inference;
+pub mod model;
 pub mod network;
-pub mod pst;
+pub mod quantise;
+pub mod shape;
 pub mod simd;
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
 use cozy_chess::{Board, Move};
@@ -55,32 +57,12 @@ fn set_network(net: Network) -> String {
     description
 }
 
-/// `EvalFile` value that selects the material + piece-square baseline instead of a net.
-pub const PST_EVAL_FILE: &str = "<pst>";
-
-/// Set while the material + piece-square baseline is selected (`EvalFile <pst>`), so the
-/// net-vs-PST match in docs/strength.md can be replayed with the released binary.
-static PST_SELECTED: AtomicBool = AtomicBool::new(false);
-
-const PST_DESCRIPTION: &str = "material + piece-square baseline (no network)";
-
 /// Loads a safetensors network from `path` into the global slot and returns its
-/// description. `""` or `"<default>"` restores the embedded net; [`PST_EVAL_FILE`]
-/// selects the material + piece-square baseline. On any error (missing file, not
-/// safetensors, wrong tensor names or shapes, weights out of range) the previous
-/// evaluation stays in place and the error says why.
+/// description. `""` or `"<default>"` restores the embedded net. On any error (missing
+/// file, not safetensors, wrong tensor names or shapes, weights out of range) the previous
+/// network stays in place and the error says why.
 pub fn load_eval_file(path: &str) -> Result<String, String> {
     let path = path.trim();
-    if path == PST_EVAL_FILE {
-        PST_SELECTED.store(true, Ordering::SeqCst);
-        return Ok(PST_DESCRIPTION.to_string());
-    }
-    let description = load_network_file(path)?;
-    PST_SELECTED.store(false, Ordering::SeqCst);
-    Ok(description)
-}
-
-fn load_network_file(path: &str) -> Result<String, String> {
     if path.is_empty() || path == "<default>" {
         let net = Network::from_bytes(DEFAULT_NET, DEFAULT_NET_NAME)?;
         return Ok(set_network(net));
@@ -96,9 +78,6 @@ fn load_network_file(path: &str) -> Result<String, String> {
 
 /// Description (name, size, architecture) of the current network, for `info string`.
 pub fn net_description() -> String {
-    if PST_SELECTED.load(Ordering::SeqCst) {
-        return PST_DESCRIPTION.to_string();
-    }
     current_network().description()
 }
 
@@ -106,11 +85,9 @@ pub fn net_description() -> String {
 /// network, refreshed at every `reset`, and a preallocated accumulator stack.
 pub struct Evaluator {
     net: Arc<Network>,
-    /// The material + piece-square baseline instead of the net (`EvalFile <pst>`).
-    pst: bool,
     path: Path,
     stack: AccStack,
-    scratch: network::Scratch,
+    scratch: inference::Scratch,
 }
 
 impl Default for Evaluator {
@@ -139,7 +116,6 @@ impl Evaluator {
         };
         let h = net.q.hidden;
         Evaluator {
-            pst: false,
             path,
             stack: AccStack::new(h, path, net.q.mirroring),
             scratch: net.q.scratch(),
@@ -164,7 +140,6 @@ impl Evaluator {
         if !Arc::ptr_eq(&latest, &self.net) {
             *self = Self::with_path(latest, self.path);
         }
-        self.pst = PST_SELECTED.load(Ordering::Relaxed);
         self.stack.reset(&self.net.q, board);
     }
 
@@ -224,9 +199,6 @@ impl Evaluator {
     /// `board` must be the position reached by the pushes since the last reset.
     #[inline]
     pub fn evaluate(&mut self, board: &Board) -> i32 {
-        if self.pst {
-            return pst::evaluate(board).clamp(-EVAL_LIMIT, EVAL_LIMIT);
-        }
         let cp = self.raw(board) * self.net.scale;
         (cp.round() as i32).clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }

@@ -11,7 +11,7 @@ use cozy_chess::Color;
 
 use super::sparse::{SparseBatch, PAD};
 
-use crate::eval::features::{self, HMC, INPUTS, STM};
+use crate::eval::features::{self, STM};
 
 /// Positions in compact form.
 #[derive(Default)]
@@ -217,7 +217,8 @@ impl Dataset {
     }
 
     /// Writes the dense features of position `i` into `stm` and `other` (each 782 long,
-    /// zeroed by the caller).
+    /// zeroed by the caller): the reference the sparse batches are tested against.
+    #[cfg(test)]
     pub fn fill(&self, i: usize, stm: &mut [f32], other: &mut [f32]) {
         let black = self.black_to_move(i);
         let (white_row, black_row) = if black { (other, stm) } else { (stm, other) };
@@ -238,9 +239,9 @@ impl Dataset {
                 black_row[ob(STM + bit)] = 1.0;
             }
         }
-        let h = self.hmc[i] as f32 / 100.0;
-        white_row[HMC] = h;
-        black_row[HMC] = h;
+        let h = self.hmc[i] as f32 / features::HMC_MAX as f32;
+        white_row[features::HMC] = h;
+        black_row[features::HMC] = h;
         if black {
             black_row[STM] = 1.0;
         } else {
@@ -260,28 +261,12 @@ impl Dataset {
         };
         (file_of(WHITE_KING) < 4, file_of(BLACK_KING) < 4)
     }
-
-    /// Dense [B, 782] matrices (side to move, other) and [B] targets for `ids`.
-    pub fn batch(&self, ids: &[usize], lambda: f32, scale: f32, bufs: &mut BatchBufs) {
-        let n = ids.len();
-        bufs.stm.clear();
-        bufs.stm.resize(n * INPUTS, 0.0);
-        bufs.other.clear();
-        bufs.other.resize(n * INPUTS, 0.0);
-        bufs.target.clear();
-        for (k, &i) in ids.iter().enumerate() {
-            let s = &mut bufs.stm[k * INPUTS..(k + 1) * INPUTS];
-            let o = &mut bufs.other[k * INPUTS..(k + 1) * INPUTS];
-            self.fill(i, s, o);
-            bufs.target.push(self.target(i, lambda, scale));
-        }
-    }
 }
 
 impl Dataset {
     /// Sparse batch (side to move, other) and targets for `ids`: the active features of
     /// each perspective straight from the compact form, in ascending order, exactly the
-    /// lists [`SparseBatch::push_dense`] would take from the dense rows of [`Self::fill`].
+    /// lists `SparseBatch::push_dense` would take from the dense rows of `Self::fill`.
     pub fn sparse_batch(&self, ids: &[usize], lambda: f32, scale: f32, bufs: &mut SparseBufs) {
         let (mut stm, mut other) = (SparseBatch::default(), SparseBatch::default());
         for batch in [&mut stm, &mut other] {
@@ -300,7 +285,7 @@ impl Dataset {
             } else {
                 (&white, &black)
             };
-            let h = self.hmc[i] as f32 / 100.0;
+            let h = self.hmc[i] as f32 / features::HMC_MAX as f32;
             for (batch, list) in [(&mut stm, s), (&mut other, o)] {
                 batch.idx.extend_from_slice(list);
                 batch
@@ -365,14 +350,6 @@ pub struct SparseBufs {
     pub pieces: Vec<u8>,
 }
 
-/// Reusable batch buffers.
-#[derive(Default)]
-pub struct BatchBufs {
-    pub stm: Vec<f32>,
-    pub other: Vec<f32>,
-    pub target: Vec<f32>,
-}
-
 /// A feature as a perspective sees it: mirrored left to right or not.
 fn orient(mirrored: bool) -> fn(usize) -> usize {
     if mirrored {
@@ -392,6 +369,7 @@ pub fn flip(f: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::shape::INPUTS;
 
     /// The compact form rebuilds exactly the features the engine computes.
     #[test]

@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use candle_core::{CpuStorage, CustomOp2, Layout, Shape, Storage, Tensor};
 
-use crate::eval::features::{HMC, INPUTS, MAX_ACTIVE};
+use crate::eval::features::{HMC, MAX_ACTIVE};
+use crate::eval::shape::INPUTS;
 
 /// Padding entry in [`SparseBatch::idx`].
 pub const PAD: u16 = u16::MAX;
@@ -28,16 +29,8 @@ impl SparseBatch {
         self.hmc.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.hmc.is_empty()
-    }
-
-    pub fn clear(&mut self) {
-        self.idx.clear();
-        self.hmc.clear();
-    }
-
-    /// Appends one position given as a dense 782-float row.
+    /// Appends one position given as a dense 782-float row (the tests' reference).
+    #[cfg(test)]
     pub fn push_dense(&mut self, row: &[f32]) {
         let start = self.idx.len();
         for (f, &v) in row[..HMC].iter().enumerate() {

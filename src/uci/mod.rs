@@ -294,7 +294,11 @@ impl Engine {
             }
             Command::Bench { depth } => {
                 self.finish_search(true);
-                crate::bench::run(depth.unwrap_or(crate::bench::DEFAULT_DEPTH), 16, 1);
+                crate::bench::run(
+                    depth.unwrap_or(crate::bench::DEFAULT_DEPTH),
+                    crate::bench::HASH_MB,
+                    1,
+                );
             }
         }
         true

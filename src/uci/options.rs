@@ -175,8 +175,7 @@ pub const OPTIONS: &[OptionDecl] = &[
             default: "<default>",
         },
         help: "A `.safetensors` network to load instead of the embedded one (`<default>` \
-               restores it; `<pst>` selects the material + piece-square baseline the net is \
-               measured against). A missing or malformed file is rejected with an \
+               restores it). A missing or malformed file is rejected with an \
                `info string error` and the previous net stays.",
     },
     OptionDecl {

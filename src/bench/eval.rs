@@ -1,5 +1,5 @@
-//! `rookery train --bench-eval`: times the search kernel (incremental push + evaluate +
-//! pop) and candle's reference forward pass on the same positions.
+//! `rookery bench --eval`: times the search kernel (incremental push + evaluate + pop)
+//! and candle's reference forward pass on the same positions.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -9,7 +9,6 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
-use super::TrainArgs;
 use crate::eval::network::Network;
 use crate::eval::simd::{self, Path};
 use crate::eval::Evaluator;
@@ -32,6 +31,33 @@ pub fn random_walk(n: usize, seed: u64) -> Vec<(Board, cozy_chess::Move, Board)>
         }
     }
     out
+}
+
+/// Goes down the walk's games as a search goes down a line: at every position a push
+/// from its parent (the stack's top) and, if `evaluate`, an evaluation; back at the start
+/// position (a new game) every push is popped. Returns the sum of the evaluations.
+fn follow_games(
+    ev: &mut Evaluator,
+    walk: &[(Board, cozy_chess::Move, Board)],
+    root: &Board,
+    evaluate: bool,
+) -> i64 {
+    let mut sum = 0i64;
+    for (before, mv, after) in walk {
+        if before == root {
+            while ev.ply() > 0 {
+                ev.pop();
+            }
+        }
+        ev.push(before, *mv, after);
+        if evaluate {
+            sum += ev.evaluate(after) as i64;
+        }
+    }
+    while ev.ply() > 0 {
+        ev.pop();
+    }
+    sum
 }
 
 /// On-CPU time of this thread in ns (Linux `/proc/thread-self/schedstat`), so timings
@@ -71,10 +97,10 @@ fn head_stages(
     walk: &[(Board, cozy_chess::Move, Board)],
     sink: &mut i64,
 ) {
-    use crate::eval::network::{l1_inputs, L1};
+    use crate::eval::shape::L1;
     let q = &net.q;
     let h = q.hidden;
-    let inputs = l1_inputs(h, q.pairwise);
+    let inputs = 2 * h;
     // (side to move's accumulator, the other's, halfmove clock) per position.
     let positions: Vec<(Vec<i16>, Vec<i16>, usize)> = walk
         .iter()
@@ -141,8 +167,10 @@ fn head_stages(
     show("  head: all of forward", t_head);
 }
 
-pub fn run(args: &TrainArgs) -> Result<(), String> {
-    let net = match &args.net {
+/// Times the kernels on `net` (default: the embedded one) over random playouts from
+/// `seed`, printing one line per measurement.
+pub fn run(net: Option<&str>, seed: u64) -> Result<(), String> {
+    let net = match net {
         Some(path) => {
             let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
             Arc::new(Network::from_bytes(&bytes, path)?)
@@ -150,7 +178,7 @@ pub fn run(args: &TrainArgs) -> Result<(), String> {
         None => crate::eval::current_network(),
     };
     println!("network: {}", net.description());
-    let walk = random_walk(20_000, args.seed);
+    let walk = random_walk(20_000, seed);
     let root = Board::default();
     let mut sink = 0i64;
     let rounds = 20;
@@ -162,20 +190,13 @@ pub fn run(args: &TrainArgs) -> Result<(), String> {
         // push + evaluate + pop per position, as at a search node that is evaluated.
         let total = time_it(n, || {
             for _ in 0..rounds {
-                for (before, mv, after) in &walk {
-                    ev.push(before, *mv, after);
-                    sink += ev.evaluate(after) as i64;
-                    ev.pop();
-                }
+                sink += follow_games(&mut ev, &walk, &root, true);
             }
         });
         // push + pop alone: what a node that is never evaluated costs (lazy update).
         let push = time_it(n, || {
             for _ in 0..rounds {
-                for (before, mv, after) in &walk {
-                    ev.push(before, *mv, after);
-                    ev.pop();
-                }
+                sink += follow_games(&mut ev, &walk, &root, false);
             }
         });
         // The head alone, on an accumulator that is already up to date.

@@ -1,7 +1,10 @@
 //! `bench`: a fixed-depth search of fixed, varied positions with a fresh hash for each.
 //! Its node count is the engine's signature (it changes only when search behaviour
 //! changes); its nps is the speed figure we quote. The last line is
-//! `<nodes> nodes <nps> nps`, the format OpenBench reads.
+//! `<nodes> nodes <nps> nps`, the format OpenBench reads. `bench --eval` times the
+//! evaluation kernels instead ([`eval`]).
+
+pub mod eval;
 
 use std::time::Instant;
 
@@ -10,7 +13,10 @@ use crate::search::{SearchLimits, SearchOptions, Searcher, Silent};
 
 pub const DEFAULT_DEPTH: i32 = 11;
 
-/// Nodes `bench` searches at [`DEFAULT_DEPTH`] (one thread, 16 MB): the signature that
+/// Hash size of `bench` (MB); the signature holds for this size only.
+pub const HASH_MB: usize = 16;
+
+/// Nodes `bench` searches at [`DEFAULT_DEPTH`] (one thread, [`HASH_MB`]): the signature that
 /// `tests/bench_signature.rs` holds the search to. Update it, and quote it as `Bench: N`,
 /// in every commit that changes search behaviour.
 pub const SIGNATURE: u64 = 1434199;
@@ -20,7 +26,7 @@ pub struct BenchArgs {
     /// Search depth per position.
     pub depth: Option<i32>,
     /// Hash size in MB.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = HASH_MB)]
     pub hash: usize,
     /// Search threads (node counts are only deterministic with 1).
     #[arg(long, default_value_t = 1)]
@@ -29,6 +35,13 @@ pub struct BenchArgs {
     /// speed of nets of different widths; the node count then differs from `Bench:`.
     #[arg(long)]
     pub net: Option<String>,
+    /// Time the evaluation instead of searching: ns per push+evaluate+pop with every
+    /// kernel version the CPU runs, the head's stages, and candle's forward pass.
+    #[arg(long, conflicts_with_all = ["depth", "hash", "threads"])]
+    pub eval: bool,
+    /// Seed of the random playouts `--eval` times.
+    #[arg(long, default_value_t = 1, requires = "eval")]
+    pub seed: u64,
 }
 
 /// Openings, middlegames with both kings castled or not, tactical positions and endgames
@@ -121,6 +134,9 @@ pub fn run(depth: i32, hash_mb: usize, threads: usize) -> (u64, u64) {
 }
 
 pub fn run_cli(args: &BenchArgs) -> Result<(), String> {
+    if args.eval {
+        return eval::run(args.net.as_deref(), args.seed);
+    }
     if let Some(net) = &args.net {
         let description = crate::eval::load_eval_file(net)?;
         println!("net: {description}");
