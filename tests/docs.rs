@@ -17,7 +17,9 @@ fn section<'a>(text: &'a str, heading: &str) -> &'a str {
     let level = heading.chars().take_while(|&c| c == '#').count();
     let marker = format!("\n{} ", "#".repeat(level));
     let rest = &text[start + heading.len()..];
-    let end = rest.find(&marker).map_or(text.len(), |i| start + heading.len() + i);
+    let end = rest
+        .find(&marker)
+        .map_or(text.len(), |i| start + heading.len() + i);
     &text[start..end]
 }
 
@@ -73,7 +75,7 @@ fn format_thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
