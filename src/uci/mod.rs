@@ -3,6 +3,7 @@
 //! `ponderhit` and `quit` are answered while it thinks.
 
 pub mod command;
+pub mod genfens;
 pub mod options;
 
 use std::io::{BufRead, Write};
@@ -295,6 +296,15 @@ impl Engine {
                 send(&format!(
                     "info string eval {cp} cp (White's view; {internal} internal units)"
                 ));
+            }
+            Command::Genfens(request) => {
+                self.finish_search(true);
+                match genfens::generate(&request) {
+                    Ok(fens) => fens
+                        .iter()
+                        .for_each(|f| info_string(&format!("genfens {f}"))),
+                    Err(e) => error(&e),
+                }
             }
             Command::Bench { depth } => {
                 self.finish_search(true);
@@ -657,9 +667,46 @@ impl Engine {
     }
 }
 
+/// Whether a command line is a list of UCI lines (see [`run_with_commands`]) rather than
+/// a subcommand: its first argument starts with a UCI command that is not one of
+/// `rookery`'s subcommands (`bench`, `uci` and the others keep their subcommand meaning).
+pub fn is_command_list(first_arg: &str) -> bool {
+    let first_word = first_arg.split_whitespace().next().unwrap_or("");
+    [
+        "genfens",
+        "setoption",
+        "position",
+        "go",
+        "isready",
+        "ucinewgame",
+    ]
+    .contains(&first_word)
+}
+
+/// Runs each argument as one UCI line, as OpenBench calls engines
+/// (`rookery "genfens 8 seed 1 book None" quit`), then reads stdin unless one of them
+/// was `quit`.
+pub fn run_with_commands(commands: &[String]) {
+    let mut engine = Engine::new();
+    for line in commands {
+        match line.trim().parse::<Command>() {
+            Ok(cmd) => {
+                if !engine.handle(cmd) {
+                    return;
+                }
+            }
+            Err(e) => error(&e),
+        }
+    }
+    read_stdin(engine);
+}
+
 /// Runs the UCI loop on stdin/stdout until `quit` or end of input.
 pub fn run() {
-    let mut engine = Engine::new();
+    read_stdin(Engine::new());
+}
+
+fn read_stdin(mut engine: Engine) {
     let stdin = std::io::stdin();
     let mut bytes = Vec::new();
     loop {
