@@ -50,7 +50,7 @@ OPTIONS = [
     ("OwnBook", ["true", "false"], ["perhaps"]),
     ("BookFile", ["<empty>"], ["/nonexistent.bin", "README.md", "/dev/null"]),
     ("BookDepth", ["0", "8", "20"], ["-3", "401", "deep"]),
-    ("BookTemperature", ["0", "0.75", "2"], ["-1", "nan", "inf", "101", "warm"]),
+    ("BookTemperature", ["0", "75", "200"], ["-1", "0.75", "nan", "1001", "warm"]),
     ("Clear Hash", [None], []),
     ("No Such Option", [], ["1"]),
 ]

@@ -39,6 +39,15 @@ enum Command {
 }
 
 fn main() {
+    // OpenBench passes UCI lines as arguments: `rookery "genfens 8 seed 1 book None" quit`.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args
+        .first()
+        .is_some_and(|a| rookery::uci::is_command_list(a))
+    {
+        rookery::uci::run_with_commands(&args);
+        return;
+    }
     let cli = Cli::parse();
     if !matches!(cli.command, None | Some(Command::Uci)) {
         exit_quietly_on_closed_pipe();

@@ -112,7 +112,7 @@ impl Default for TablebaseOptions {
         TablebaseOptions {
             probe_depth: params::DEFAULT_SYZYGY_PROBE_DEPTH,
             probe_limit: params::DEFAULT_SYZYGY_PROBE_LIMIT,
-            rule50: true,
+            rule50: params::DEFAULT_SYZYGY_50_MOVE_RULE,
         }
     }
 }

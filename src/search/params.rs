@@ -179,3 +179,5 @@ pub const DEFAULT_MULTIPV: usize = 1;
 pub const DEFAULT_SYZYGY_PROBE_DEPTH: i32 = 1;
 /// Syzygy probing: the most pieces probed at all (7 = every Syzygy table there is).
 pub const DEFAULT_SYZYGY_PROBE_LIMIT: u32 = 7;
+/// Wins that the fifty-move rule spoils count as draws (tournament rules).
+pub const DEFAULT_SYZYGY_50_MOVE_RULE: bool = true;

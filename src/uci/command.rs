@@ -39,6 +39,8 @@ pub enum Command {
     Bench {
         depth: Option<i32>,
     },
+    /// Non-standard: opening FENs for OpenBench's datagen (`genfens N seed S book B`).
+    Genfens(super::genfens::Request),
     /// Empty line: ignored.
     Nothing,
 }
@@ -173,6 +175,7 @@ impl std::str::FromStr for Command {
                     None => None,
                 },
             },
+            "genfens" => Command::Genfens(super::genfens::parse(rest)?),
             "debug" | "register" => Command::Nothing,
             other => return Err(format!("unknown command '{other}'")),
         })
@@ -225,6 +228,23 @@ mod tests {
     }
 
     #[test]
+    fn parses_genfens_as_openbench_sends_it() {
+        let Ok(Command::Genfens(request)) =
+            "genfens 16 seed 123456789 book Books/8moves_v3.epd extra words".parse()
+        else {
+            panic!("genfens did not parse")
+        };
+        assert_eq!(
+            (request.count, request.seed, request.book.as_deref()),
+            (16, 123456789, Some("Books/8moves_v3.epd"))
+        );
+        let Ok(Command::Genfens(request)) = "genfens 4 seed 7 book None".parse() else {
+            panic!("genfens without a book did not parse")
+        };
+        assert_eq!(request.book, None);
+    }
+
+    #[test]
     fn rejects_garbage() {
         assert!("go wtime abc".parse::<Command>().is_err());
         assert!("go depth".parse::<Command>().is_err());
@@ -232,6 +252,9 @@ mod tests {
         assert!("position fen".parse::<Command>().is_err());
         assert!("setoption value 3".parse::<Command>().is_err());
         assert!("xyzzy".parse::<Command>().is_err());
+        assert!("genfens".parse::<Command>().is_err());
+        assert!("genfens 10 book None".parse::<Command>().is_err());
+        assert!("genfens 10 seed x book None".parse::<Command>().is_err());
         assert!(matches!("   ".parse::<Command>(), Ok(Command::Nothing)));
     }
 }

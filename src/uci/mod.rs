@@ -3,6 +3,7 @@
 //! `ponderhit` and `quit` are answered while it thinks.
 
 pub mod command;
+pub mod genfens;
 pub mod options;
 
 use std::io::{BufRead, Write};
@@ -20,7 +21,7 @@ use crate::search::{
     SearchResult, Searcher, TablebaseOptions, TimeManager, DECISIVE,
 };
 use command::{Command, PositionBase};
-use options::Value;
+use options::OptionId;
 
 /// Prints one line to stdout and flushes (GUIs read line by line through pipes).
 pub fn send(line: &str) {
@@ -57,30 +58,34 @@ struct Settings {
     seed: u64,
 }
 
+/// The book's sampling temperature from the `BookTemperature` spin.
+fn book_temperature(hundredths: i64) -> f64 {
+    hundredths as f64 / options::BOOK_TEMPERATURE_UNITS_PER_ONE
+}
+
 impl Settings {
     /// The defaults declared in [`options::OPTIONS`].
     fn declared_defaults() -> Self {
+        use options::{check_default, spin_default, OptionId as Id};
         Settings {
-            threads: options::spin_default("Threads") as usize,
-            move_overhead: options::spin_default("Move Overhead") as u64,
-            multipv: options::spin_default("MultiPV") as usize,
-            chess960: options::check_default("UCI_Chess960"),
-            show_wdl: options::check_default("UCI_ShowWDL"),
-            own_book: options::check_default("OwnBook"),
-            book_depth: options::spin_default("BookDepth") as usize,
-            book_temperature: options::text_default("BookTemperature")
-                .parse()
-                .expect("the declared BookTemperature is a number"),
+            threads: spin_default(Id::Threads) as usize,
+            move_overhead: spin_default(Id::MoveOverhead) as u64,
+            multipv: spin_default(Id::MultiPv) as usize,
+            chess960: check_default(Id::Chess960),
+            show_wdl: check_default(Id::ShowWdl),
+            own_book: check_default(Id::OwnBook),
+            book_depth: spin_default(Id::BookDepth) as usize,
+            book_temperature: book_temperature(spin_default(Id::BookTemperature)),
             tablebases: TablebaseOptions {
-                probe_depth: options::spin_default("SyzygyProbeDepth") as i32,
-                probe_limit: options::spin_default("SyzygyProbeLimit") as u32,
-                rule50: options::check_default("Syzygy50MoveRule"),
+                probe_depth: spin_default(Id::SyzygyProbeDepth) as i32,
+                probe_limit: spin_default(Id::SyzygyProbeLimit) as u32,
+                rule50: check_default(Id::Syzygy50MoveRule),
             },
-            limit_strength: options::check_default("UCI_LimitStrength"),
-            elo: options::spin_default("UCI_Elo") as i32,
-            skill_level: options::spin_default("Skill Level") as i32,
-            human_timing: options::check_default("Human Timing"),
-            seed: options::spin_default("Seed") as u64,
+            limit_strength: check_default(Id::LimitStrength),
+            elo: spin_default(Id::Elo) as i32,
+            skill_level: spin_default(Id::SkillLevel) as i32,
+            human_timing: check_default(Id::HumanTiming),
+            seed: spin_default(Id::Seed) as u64,
         }
     }
 
@@ -181,7 +186,7 @@ struct Engine {
 impl Engine {
     fn new() -> Self {
         let settings = Settings::declared_defaults();
-        let hash_mb = options::spin_default("Hash") as usize;
+        let hash_mb = options::spin_default(OptionId::Hash) as usize;
         let searcher = Searcher::new(hash_mb, settings.threads);
         let control = Arc::clone(&searcher.control);
         Engine {
@@ -292,6 +297,15 @@ impl Engine {
                     "info string eval {cp} cp (White's view; {internal} internal units)"
                 ));
             }
+            Command::Genfens(request) => {
+                self.finish_search(true);
+                match genfens::generate(&request) {
+                    Ok(fens) => fens
+                        .iter()
+                        .for_each(|f| info_string(&format!("genfens {f}"))),
+                    Err(e) => error(&e),
+                }
+            }
             Command::Bench { depth } => {
                 self.finish_search(true);
                 crate::bench::run(
@@ -331,62 +345,52 @@ impl Engine {
             Ok(v) => v,
             Err(e) => return error(&e),
         };
-        match (decl.name, value) {
-            ("Hash", Value::Int(mb)) => match self.searcher().resize_hash(mb as usize) {
-                Ok(()) => self.hash_mb = mb as usize,
-                Err(e) => error(&format!("{e}; keeping the {} MB table", self.hash_mb)),
-            },
-            ("Clear Hash", _) => self.searcher().clear(),
-            ("Threads", Value::Int(n)) => {
-                self.settings.threads = n as usize;
-                self.searcher().set_threads(n as usize);
-            }
-            ("Move Overhead", Value::Int(ms)) => self.settings.move_overhead = ms as u64,
-            ("MultiPV", Value::Int(n)) => self.settings.multipv = n as usize,
-            ("UCI_Chess960", Value::Bool(b)) => self.settings.chess960 = b,
-            ("UCI_ShowWDL", Value::Bool(b)) => self.settings.show_wdl = b,
-            ("Ponder", _) => {} // the GUI decides when to ponder; nothing to configure
-            ("SyzygyPath", Value::Text(path)) => {
-                self.finish_search(true);
-                match crate::tablebase::load(&path) {
-                    Ok((0, _)) => info_string("no tablebases loaded"),
-                    Ok((largest, files)) => info_string(&format!(
-                        "loaded Syzygy tables from {path}: {files} files, up to {largest} pieces"
-                    )),
-                    Err(e) => error(&format!(
-                        "{e}; keeping {}",
-                        crate::tablebase::loaded_path()
-                            .map_or("no tables".to_string(), |p| format!("the tables in {p}"))
-                    )),
+        match decl.id {
+            OptionId::Hash => {
+                let mb = value.int() as usize;
+                match self.searcher().resize_hash(mb) {
+                    Ok(()) => self.hash_mb = mb,
+                    Err(e) => error(&format!("{e}; keeping the {} MB table", self.hash_mb)),
                 }
             }
-            ("UCI_LimitStrength", Value::Bool(b)) => {
-                self.settings.limit_strength = b;
+            OptionId::ClearHash => self.searcher().clear(),
+            OptionId::Threads => {
+                self.settings.threads = value.int() as usize;
+                self.searcher().set_threads(value.int() as usize);
+            }
+            OptionId::MoveOverhead => self.settings.move_overhead = value.int() as u64,
+            OptionId::MultiPv => self.settings.multipv = value.int() as usize,
+            OptionId::Chess960 => self.settings.chess960 = value.bool(),
+            OptionId::ShowWdl => self.settings.show_wdl = value.bool(),
+            OptionId::Ponder => {} // the GUI decides when to ponder; nothing to configure
+            OptionId::SyzygyPath => self.load_tablebases(value.text()),
+            OptionId::LimitStrength => {
+                self.settings.limit_strength = value.bool();
                 self.announce_strength();
             }
-            ("UCI_Elo", Value::Int(n)) => {
-                self.settings.elo = n as i32;
+            OptionId::Elo => {
+                self.settings.elo = value.int() as i32;
                 if self.settings.limit_strength {
                     self.announce_strength();
                 }
             }
-            ("Skill Level", Value::Int(n)) => {
-                self.settings.skill_level = n as i32;
+            OptionId::SkillLevel => {
+                self.settings.skill_level = value.int() as i32;
                 if !self.settings.limit_strength {
                     self.announce_strength();
                 }
             }
-            ("Human Timing", Value::Bool(b)) => self.settings.human_timing = b,
-            ("Seed", Value::Int(n)) => {
-                self.settings.seed = n as u64;
+            OptionId::HumanTiming => self.settings.human_timing = value.bool(),
+            OptionId::Seed => {
+                self.settings.seed = value.int() as u64;
                 self.new_game_seed();
             }
-            ("SyzygyProbeDepth", Value::Int(n)) => self.settings.tablebases.probe_depth = n as i32,
-            ("SyzygyProbeLimit", Value::Int(n)) => self.settings.tablebases.probe_limit = n as u32,
-            ("Syzygy50MoveRule", Value::Bool(b)) => self.settings.tablebases.rule50 = b,
-            ("EvalFile", Value::Text(path)) => {
+            OptionId::SyzygyProbeDepth => self.settings.tablebases.probe_depth = value.int() as i32,
+            OptionId::SyzygyProbeLimit => self.settings.tablebases.probe_limit = value.int() as u32,
+            OptionId::Syzygy50MoveRule => self.settings.tablebases.rule50 = value.bool(),
+            OptionId::EvalFile => {
                 self.finish_search(true);
-                match crate::eval::load_eval_file(&path) {
+                match crate::eval::load_eval_file(value.text()) {
                     Ok(description) => info_string(&format!("loaded net {description}")),
                     Err(e) => error(&format!(
                         "{e}; keeping net {}",
@@ -394,33 +398,46 @@ impl Engine {
                     )),
                 }
             }
-            ("OwnBook", Value::Bool(b)) => self.settings.own_book = b,
-            ("BookDepth", Value::Int(n)) => self.settings.book_depth = n as usize,
-            ("BookTemperature", Value::Text(t)) => match t.parse::<f64>() {
-                Ok(x) if (0.0..=100.0).contains(&x) => self.settings.book_temperature = x,
-                _ => error(&format!(
-                    "BookTemperature must be a number in 0..=100, got '{t}'"
-                )),
-            },
-            ("BookFile", Value::Text(path)) => {
-                if path.is_empty() || path == "<empty>" {
-                    self.custom_book = None;
-                    info_string("using the embedded book");
-                } else {
-                    match Book::load_file(&path) {
-                        Ok(book) => {
-                            info_string(&format!(
-                                "loaded book {path}: {} entries, {} positions",
-                                book.len(),
-                                book.positions()
-                            ));
-                            self.custom_book = Some(book);
-                        }
-                        Err(e) => error(&format!("{e}; keeping the previous book")),
-                    }
-                }
+            OptionId::OwnBook => self.settings.own_book = value.bool(),
+            OptionId::BookDepth => self.settings.book_depth = value.int() as usize,
+            OptionId::BookTemperature => {
+                self.settings.book_temperature = book_temperature(value.int())
             }
-            (other, v) => error(&format!("unhandled option {other} = {v:?}")),
+            OptionId::BookFile => self.load_book(value.text()),
+        }
+    }
+
+    fn load_tablebases(&mut self, path: &str) {
+        self.finish_search(true);
+        match crate::tablebase::load(path) {
+            Ok((0, _)) => info_string("no tablebases loaded"),
+            Ok((largest, files)) => info_string(&format!(
+                "loaded Syzygy tables from {path}: {files} files, up to {largest} pieces"
+            )),
+            Err(e) => error(&format!(
+                "{e}; keeping {}",
+                crate::tablebase::loaded_path()
+                    .map_or("no tables".to_string(), |p| format!("the tables in {p}"))
+            )),
+        }
+    }
+
+    fn load_book(&mut self, path: &str) {
+        if path.is_empty() || path == options::text_default(OptionId::BookFile) {
+            self.custom_book = None;
+            info_string("using the embedded book");
+            return;
+        }
+        match Book::load_file(path) {
+            Ok(book) => {
+                info_string(&format!(
+                    "loaded book {path}: {} entries, {} positions",
+                    book.len(),
+                    book.positions()
+                ));
+                self.custom_book = Some(book);
+            }
+            Err(e) => error(&format!("{e}; keeping the previous book")),
         }
     }
 
@@ -654,9 +671,46 @@ impl Engine {
     }
 }
 
+/// Whether a command line is a list of UCI lines (see [`run_with_commands`]) rather than
+/// a subcommand: its first argument starts with a UCI command that is not one of
+/// `rookery`'s subcommands (`bench`, `uci` and the others keep their subcommand meaning).
+pub fn is_command_list(first_arg: &str) -> bool {
+    let first_word = first_arg.split_whitespace().next().unwrap_or("");
+    [
+        "genfens",
+        "setoption",
+        "position",
+        "go",
+        "isready",
+        "ucinewgame",
+    ]
+    .contains(&first_word)
+}
+
+/// Runs each argument as one UCI line, as OpenBench calls engines
+/// (`rookery "genfens 8 seed 1 book None" quit`), then reads stdin unless one of them
+/// was `quit`.
+pub fn run_with_commands(commands: &[String]) {
+    let mut engine = Engine::new();
+    for line in commands {
+        match line.trim().parse::<Command>() {
+            Ok(cmd) => {
+                if !engine.handle(cmd) {
+                    return;
+                }
+            }
+            Err(e) => error(&e),
+        }
+    }
+    read_stdin(engine);
+}
+
 /// Runs the UCI loop on stdin/stdout until `quit` or end of input.
 pub fn run() {
-    let mut engine = Engine::new();
+    read_stdin(Engine::new());
+}
+
+fn read_stdin(mut engine: Engine) {
     let stdin = std::io::stdin();
     let mut bytes = Vec::new();
     loop {

@@ -9,11 +9,41 @@ pub enum Kind {
     Text { default: &'static str },
 }
 
+/// Which option a declaration is: the engine reaches an option's handler and default
+/// through this id (matched exhaustively), never through its UCI name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionId {
+    Hash,
+    ClearHash,
+    Threads,
+    MoveOverhead,
+    MultiPv,
+    Ponder,
+    Chess960,
+    ShowWdl,
+    LimitStrength,
+    Elo,
+    SkillLevel,
+    HumanTiming,
+    Seed,
+    SyzygyPath,
+    SyzygyProbeDepth,
+    Syzygy50MoveRule,
+    SyzygyProbeLimit,
+    EvalFile,
+    OwnBook,
+    BookFile,
+    BookDepth,
+    BookTemperature,
+}
+
 /// One UCI option: everything about it is declared here once. The `uci` listing,
 /// `setoption` validation, the engine's starting settings ([`Kind`] defaults, read with
 /// [`spin_default`] / [`check_default`] / [`text_default`]) and the README's option table
 /// (checked by a test against [`readme_table`]) all come from this table.
 pub struct OptionDecl {
+    pub id: OptionId,
+    /// The UCI name (matched case-insensitively by `setoption`).
     pub name: &'static str,
     pub kind: Kind,
     /// What the option changes (the README table's "Meaning" column).
@@ -21,12 +51,16 @@ pub struct OptionDecl {
 }
 
 use crate::search::params::{
-    DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, DEFAULT_MULTIPV, DEFAULT_SYZYGY_PROBE_DEPTH,
-    DEFAULT_SYZYGY_PROBE_LIMIT,
+    DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, DEFAULT_MULTIPV, DEFAULT_SYZYGY_50_MOVE_RULE,
+    DEFAULT_SYZYGY_PROBE_DEPTH, DEFAULT_SYZYGY_PROBE_LIMIT,
 };
+
+/// `BookTemperature` is a spin (UCI has no fractional type) counted in hundredths.
+pub const BOOK_TEMPERATURE_UNITS_PER_ONE: f64 = 100.0;
 
 pub const OPTIONS: &[OptionDecl] = &[
     OptionDecl {
+        id: OptionId::Hash,
         name: "Hash",
         kind: Kind::Spin {
             default: DEFAULT_HASH_MB as i64,
@@ -36,11 +70,13 @@ pub const OPTIONS: &[OptionDecl] = &[
         help: "Transposition table size in MB.",
     },
     OptionDecl {
+        id: OptionId::ClearHash,
         name: "Clear Hash",
         kind: Kind::Button,
         help: "Empties the table and the move-ordering history.",
     },
     OptionDecl {
+        id: OptionId::Threads,
         name: "Threads",
         kind: Kind::Spin {
             default: 1,
@@ -50,6 +86,7 @@ pub const OPTIONS: &[OptionDecl] = &[
         help: "Search threads (Lazy SMP, shared table).",
     },
     OptionDecl {
+        id: OptionId::MoveOverhead,
         name: "Move Overhead",
         kind: Kind::Spin {
             default: DEFAULT_MOVE_OVERHEAD_MS as i64,
@@ -59,6 +96,7 @@ pub const OPTIONS: &[OptionDecl] = &[
         help: "Milliseconds reserved per move for GUI/network lag.",
     },
     OptionDecl {
+        id: OptionId::MultiPv,
         name: "MultiPV",
         kind: Kind::Spin {
             default: DEFAULT_MULTIPV as i64,
@@ -68,6 +106,7 @@ pub const OPTIONS: &[OptionDecl] = &[
         help: "Number of principal variations reported.",
     },
     OptionDecl {
+        id: OptionId::Ponder,
         name: "Ponder",
         kind: Kind::Check { default: false },
         help: "Declared for GUIs; pondering itself is driven by `go ponder`/`ponderhit`. \
@@ -75,12 +114,14 @@ pub const OPTIONS: &[OptionDecl] = &[
                pondering counts toward the move's budget, so a long ponder means an instant reply.",
     },
     OptionDecl {
+        id: OptionId::Chess960,
         name: "UCI_Chess960",
         kind: Kind::Check { default: false },
         help: "Chess960 castling notation (king takes rook) in output. Input accepts both \
                notations always.",
     },
     OptionDecl {
+        id: OptionId::ShowWdl,
         name: "UCI_ShowWDL",
         kind: Kind::Check { default: false },
         help: "Adds `wdl W D L` to `info` lines: per mille chances from the model fitted to \
@@ -88,6 +129,7 @@ pub const OPTIONS: &[OptionDecl] = &[
                that 100 means a 50 % chance to win at typical material.",
     },
     OptionDecl {
+        id: OptionId::LimitStrength,
         name: "UCI_LimitStrength",
         kind: Kind::Check { default: false },
         help: "Play at the rating `UCI_Elo` instead of full strength: a smaller search, a \
@@ -95,6 +137,7 @@ pub const OPTIONS: &[OptionDecl] = &[
                hard positions and time trouble (never a dropped piece at 2000 and above).",
     },
     OptionDecl {
+        id: OptionId::Elo,
         name: "UCI_Elo",
         kind: Kind::Spin {
             default: 1500,
@@ -108,6 +151,7 @@ pub const OPTIONS: &[OptionDecl] = &[
                rookery-gen9-sq, 2390 ± 52 with rookery-gen4) and say so.",
     },
     OptionDecl {
+        id: OptionId::SkillLevel,
         name: "Skill Level",
         kind: Kind::Spin {
             default: 20,
@@ -118,6 +162,7 @@ pub const OPTIONS: &[OptionDecl] = &[
                evenly between. Ignored while `UCI_LimitStrength` is on.",
     },
     OptionDecl {
+        id: OptionId::HumanTiming,
         name: "Human Timing",
         kind: Kind::Check { default: true },
         help: "Under a strength limit, on a clock: think like a person (quick when the move is \
@@ -125,6 +170,7 @@ pub const OPTIONS: &[OptionDecl] = &[
                instead of answering at once.",
     },
     OptionDecl {
+        id: OptionId::Seed,
         name: "Seed",
         kind: Kind::Spin {
             default: 0,
@@ -135,6 +181,7 @@ pub const OPTIONS: &[OptionDecl] = &[
                each game). The same seed, position and level give the same move.",
     },
     OptionDecl {
+        id: OptionId::SyzygyPath,
         name: "SyzygyPath",
         kind: Kind::Text { default: "<empty>" },
         help: "Folders of Syzygy tables (`.rtbw`/`.rtbz`), separated by `:` (`;` on Windows); \
@@ -143,6 +190,7 @@ pub const OPTIONS: &[OptionDecl] = &[
                read or holds no tables gets an `info string error` and the previous tables stay.",
     },
     OptionDecl {
+        id: OptionId::SyzygyProbeDepth,
         name: "SyzygyProbeDepth",
         kind: Kind::Spin {
             default: DEFAULT_SYZYGY_PROBE_DEPTH as i64,
@@ -154,12 +202,16 @@ pub const OPTIONS: &[OptionDecl] = &[
                a slow disk).",
     },
     OptionDecl {
+        id: OptionId::Syzygy50MoveRule,
         name: "Syzygy50MoveRule",
-        kind: Kind::Check { default: true },
+        kind: Kind::Check {
+            default: DEFAULT_SYZYGY_50_MOVE_RULE,
+        },
         help: "Count tablebase wins that the fifty-move rule spoils as draws (turn off for \
                correspondence rules without it).",
     },
     OptionDecl {
+        id: OptionId::SyzygyProbeLimit,
         name: "SyzygyProbeLimit",
         kind: Kind::Spin {
             default: DEFAULT_SYZYGY_PROBE_LIMIT as i64,
@@ -170,6 +222,7 @@ pub const OPTIONS: &[OptionDecl] = &[
                probing off.",
     },
     OptionDecl {
+        id: OptionId::EvalFile,
         name: "EvalFile",
         kind: Kind::Text {
             default: "<default>",
@@ -179,11 +232,13 @@ pub const OPTIONS: &[OptionDecl] = &[
                `info string error` and the previous net stays.",
     },
     OptionDecl {
+        id: OptionId::OwnBook,
         name: "OwnBook",
         kind: Kind::Check { default: true },
         help: "Play from the opening book when it has the position.",
     },
     OptionDecl {
+        id: OptionId::BookFile,
         name: "BookFile",
         kind: Kind::Text { default: "<empty>" },
         help: "A Polyglot `.bin` book to use instead of the embedded one (`<empty>` = embedded). \
@@ -191,6 +246,7 @@ pub const OPTIONS: &[OptionDecl] = &[
                the previous book stays.",
     },
     OptionDecl {
+        id: OptionId::BookDepth,
         name: "BookDepth",
         kind: Kind::Spin {
             default: 20,
@@ -200,41 +256,47 @@ pub const OPTIONS: &[OptionDecl] = &[
         help: "Last game ply (counted from the FEN's move number) at which the book is consulted.",
     },
     OptionDecl {
+        id: OptionId::BookTemperature,
         name: "BookTemperature",
-        kind: Kind::Text { default: "0.75" },
-        help: "Sampling temperature over book weights: probability ∝ weight^(1/T); 0 always \
-               plays the heaviest move.",
+        kind: Kind::Spin {
+            default: 75,
+            min: 0,
+            max: 1000,
+        },
+        help: "Sampling temperature T over book weights in hundredths (75 = 0.75): \
+               probability ∝ weight^(1/T); 0 always plays the heaviest move.",
     },
 ];
 
-fn decl(name: &str) -> &'static OptionDecl {
+/// The declaration of `id` (each id is declared exactly once; a unit test checks it).
+pub fn decl(id: OptionId) -> &'static OptionDecl {
     OPTIONS
         .iter()
-        .find(|o| o.name == name)
-        .unwrap_or_else(|| panic!("option '{name}' is not declared"))
+        .find(|o| o.id == id)
+        .unwrap_or_else(|| panic!("option {id:?} is not declared"))
 }
 
 /// The declared default of a spin option.
-pub fn spin_default(name: &str) -> i64 {
-    match decl(name).kind {
+pub fn spin_default(id: OptionId) -> i64 {
+    match decl(id).kind {
         Kind::Spin { default, .. } => default,
-        _ => panic!("option '{name}' is not a spin"),
+        _ => panic!("option {id:?} is not a spin"),
     }
 }
 
 /// The declared default of a check option.
-pub fn check_default(name: &str) -> bool {
-    match decl(name).kind {
+pub fn check_default(id: OptionId) -> bool {
+    match decl(id).kind {
         Kind::Check { default } => default,
-        _ => panic!("option '{name}' is not a check"),
+        _ => panic!("option {id:?} is not a check"),
     }
 }
 
 /// The declared default of a string option.
-pub fn text_default(name: &str) -> &'static str {
-    match decl(name).kind {
+pub fn text_default(id: OptionId) -> &'static str {
+    match decl(id).kind {
         Kind::Text { default } => default,
-        _ => panic!("option '{name}' is not a string"),
+        _ => panic!("option {id:?} is not a string"),
     }
 }
 
@@ -284,13 +346,39 @@ impl OptionDecl {
     }
 }
 
-/// A parsed option value.
+/// A parsed option value; [`parse`] gives each [`Kind`] its own variant.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     Int(i64),
     Bool(bool),
     Text(String),
     Pressed,
+}
+
+impl Value {
+    /// The number of a spin option's value.
+    pub fn int(&self) -> i64 {
+        match self {
+            Value::Int(n) => *n,
+            other => unreachable!("parse gives spin options an Int, not {other:?}"),
+        }
+    }
+
+    /// The state of a check option's value.
+    pub fn bool(&self) -> bool {
+        match self {
+            Value::Bool(b) => *b,
+            other => unreachable!("parse gives check options a Bool, not {other:?}"),
+        }
+    }
+
+    /// The text of a string option's value.
+    pub fn text(&self) -> &str {
+        match self {
+            Value::Text(t) => t,
+            other => unreachable!("parse gives string options a Text, not {other:?}"),
+        }
+    }
 }
 
 /// Finds the declaration (names are case-insensitive in UCI) and validates the value.
@@ -328,4 +416,42 @@ pub fn parse(name: &str, value: Option<&str>) -> Result<(&'static OptionDecl, Va
         (_, None) => return Err(format!("option '{}' needs a value", decl.name)),
     };
     Ok((decl, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_id_and_name_is_declared_once() {
+        for (i, a) in OPTIONS.iter().enumerate() {
+            for b in &OPTIONS[i + 1..] {
+                assert_ne!(a.id, b.id, "{:?} is declared twice", a.id);
+                assert!(
+                    !a.name.eq_ignore_ascii_case(b.name),
+                    "'{}' is declared twice",
+                    a.name
+                );
+            }
+            assert_eq!(decl(a.id).name, a.name);
+        }
+    }
+
+    #[test]
+    fn parse_gives_each_kind_its_value_and_rejects_bad_ones() {
+        let (decl, value) = parse("booktemperature", Some("150")).expect("a spin value");
+        assert_eq!(
+            (decl.id, value),
+            (OptionId::BookTemperature, Value::Int(150))
+        );
+        assert!(parse("BookTemperature", Some("0.75")).is_err());
+        assert!(parse("BookTemperature", Some("1001")).is_err());
+        let (decl, value) = parse("Syzygy50MoveRule", Some("FALSE")).expect("a check value");
+        assert_eq!(
+            (decl.id, value),
+            (OptionId::Syzygy50MoveRule, Value::Bool(false))
+        );
+        assert!(parse("Syzygy50MoveRule", Some("maybe")).is_err());
+        assert!(parse("No Such Option", Some("1")).is_err());
+    }
 }
