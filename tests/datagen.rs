@@ -137,9 +137,9 @@ fn games_are_whole_legal_and_end_as_recorded() {
 
 #[test]
 fn a_cap_above_the_budget_lets_the_iteration_under_way_run_on() {
-    // With the cap at 8x the budget (the soft budget alone, as datagen ran until
-    // 2026-11-29) the iteration that passes 300 nodes is finished, so the average move
-    // costs well over the budget; the games stay whole and legal.
+    // With the cap at 8x the budget (in effect the soft budget alone) the iteration that
+    // passes 300 nodes is finished, so the average move costs well over the budget; the
+    // games stay whole and legal.
     let path = temp("soft.vf");
     let a = DatagenArgs {
         hard_nodes: Some(2400),

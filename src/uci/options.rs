@@ -146,9 +146,8 @@ pub const OPTIONS: &[OptionDecl] = &[
         },
         help: "The rating played at with `UCI_LimitStrength`, on Stockfish 15.1's `UCI_Elo` \
                scale at 10+0.1 (calibration in docs/strength.md). Values from 2100 up play at \
-               full strength (2580 ± 51 measured on 2026-11-29 with the embedded \
-               rookery-gen13; 2521 ± 50 with rookery-gen11-hmb8, 2487 ± 50 with \
-               rookery-gen9-sq, 2390 ± 52 with rookery-gen4) and say so.",
+               full strength (2580 ± 51 on this scale with the embedded net, \
+               docs/strength.md) and say so.",
     },
     OptionDecl {
         id: OptionId::SkillLevel,
