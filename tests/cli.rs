@@ -1,5 +1,6 @@
-//! The command-line tools behave like other Unix tools when what reads their output goes
-//! away (`rookery perft 6 --divide | head -3`): they end on SIGPIPE, without a panic.
+//! The command line: the tools behave like other Unix tools when what reads their output
+//! goes away (`rookery perft 6 --divide | head -3`): they end on SIGPIPE, without a panic;
+//! `bench` ends as OpenBench's workers read it, in both forms they call it.
 
 #[cfg(unix)]
 #[test]
@@ -58,4 +59,31 @@ fn bench_searches_with_the_net_it_is_given() {
     assert!(!output.status.success());
     assert!(stderr.contains("cannot read EvalFile"), "stderr: {stderr}");
     assert!(!String::from_utf8_lossy(&output.stdout).contains(" nps"));
+}
+
+/// OpenBench runs `./engine bench` (or, for engines with a private net,
+/// `./engine "setoption name EvalFile value F" bench quit`) and reads the last line's
+/// `<nodes> nodes` and `<nps> nps`; the node count must be the commit's `Bench:`.
+#[test]
+fn bench_ends_with_the_signature_line_openbench_reads_in_both_forms() {
+    use std::process::Command;
+    let forms: [&[&str]; 2] = [
+        &["bench"],
+        &["setoption name Hash value 16", "bench", "quit"],
+    ];
+    for args in forms {
+        let output = Command::new(env!("CARGO_BIN_EXE_rookery"))
+            .args(args)
+            .output()
+            .expect("rookery runs");
+        assert!(output.status.success(), "{args:?}: {:?}", output.status);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let last = stdout.lines().last().unwrap_or_default();
+        let words: Vec<&str> = last.split_whitespace().collect();
+        let nodes = match words.as_slice() {
+            [nodes, "nodes", nps, "nps"] if nps.parse::<u64>().is_ok() => nodes.parse::<u64>(),
+            _ => panic!("{args:?}: last line is '{last}', not '<nodes> nodes <nps> nps'"),
+        };
+        assert_eq!(nodes, Ok(rookery::bench::SIGNATURE), "{args:?}: {last}");
+    }
 }

@@ -105,6 +105,42 @@ fn book_openings_start_from_the_books_lines() {
 }
 
 #[test]
+fn pgn_books_give_the_final_positions_of_their_games() {
+    let dir = std::env::temp_dir().join(format!("rookery-genfens-pgn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let book = dir.join("two-games.pgn");
+    std::fs::write(
+        &book,
+        "[Event \"?\"]\n[Result \"*\"]\n\n1. d4 d5 2. c4 {Queen's Gambit} e6 *\n\n\
+         [Event \"?\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n\n1. e4 Kd7 *\n",
+    )
+    .expect("write book");
+    let fens = genfens(6, 5, book.to_str().expect("UTF-8 path"));
+    let bad = dir.join("bad.pgn");
+    std::fs::write(&bad, "[Event \"?\"]\n\n1. e4 e5 2. Qxf7 *\n").expect("write book");
+    let bad_output = stdout_of(&run_args(&[
+        &format!("genfens 2 seed 1 book {}", bad.display()),
+        "quit",
+    ]));
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(!fens.is_empty() && fens.len() <= 6, "{fens:?}");
+    for fen in &fens {
+        let board = parse_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        let pieces = board.occupied().len();
+        // Either game's pieces, less captures in the two or three random plies.
+        assert!(pieces >= 29 || pieces <= 3, "{fen} comes from neither game");
+        assert!(
+            board.fullmove_number() >= 3,
+            "{fen} is before the books' last moves"
+        );
+    }
+    assert!(
+        bad_output.contains("info string error: genfens: book") && bad_output.contains("Qxf7"),
+        "{bad_output}"
+    );
+}
+
+#[test]
 fn a_missing_book_is_a_clear_error_not_a_panic() {
     let output = run_args(&["genfens 4 seed 1 book /nonexistent/book.epd", "quit"]);
     let stdout = stdout_of(&output);

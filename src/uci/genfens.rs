@@ -3,8 +3,8 @@
 //! `info string genfens <FEN>`; the same seed must give the same openings on every worker.
 //!
 //! Each opening is a few random legal plies from the start position (or from a random
-//! line of the book), kept only when the game goes on and a short search finds it
-//! balanced, so that datagen games do not start decided.
+//! position of an EPD or PGN book), kept only when the game goes on and a short search
+//! finds it balanced, so that datagen games do not start decided.
 
 use std::collections::HashSet;
 
@@ -13,6 +13,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
+use crate::book::san::{parse_san, san_tokens};
 use crate::chess::{legal_moves, parse_fen, Position};
 use crate::search::{SearchLimits, SearchOptions, Searcher, Silent};
 
@@ -33,7 +34,7 @@ const TRIES_PER_OPENING: usize = 200;
 pub struct Request {
     pub count: usize,
     pub seed: u64,
-    /// An EPD or FEN file with one position per line; `None` for the start position.
+    /// An EPD/FEN or PGN book (see [`read_book`]); `None` for the start position.
     pub book: Option<String>,
 }
 
@@ -65,11 +66,25 @@ pub fn parse(tokens: &[&str]) -> Result<Request, String> {
     Ok(Request { count, seed, book })
 }
 
-/// The starting positions of a book file: one EPD or FEN per line (its first four
-/// fields, plus the move counters when they are there); blank and `#` lines are skipped.
+/// The starting positions of a book file: the final position of each game of a PGN
+/// book (a file whose first text is a `[` tag), else one EPD or FEN per line (its first
+/// four fields, plus the move counters when they are there; blank and `#` lines skipped).
 pub fn read_book(path: &str) -> Result<Vec<Board>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("genfens: cannot read book '{path}': {e}"))?;
+    let boards = if text.trim_start().starts_with('[') {
+        read_pgn_book(&text)
+    } else {
+        read_epd_book(&text)
+    }
+    .map_err(|e| format!("genfens: book '{path}' {e}"))?;
+    if boards.is_empty() {
+        return Err(format!("genfens: book '{path}' holds no positions"));
+    }
+    Ok(boards)
+}
+
+fn read_epd_book(text: &str) -> Result<Vec<Board>, String> {
     let mut boards = Vec::new();
     for (number, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -78,6 +93,7 @@ pub fn read_book(path: &str) -> Result<Vec<Board>, String> {
         }
         let fields: Vec<&str> = line.split_whitespace().collect();
         let board_fields = fields[..fields.len().min(4)].join(" ");
+        let board_fields = board_fields.trim_end_matches(';');
         let counters: Vec<&str> = fields
             .iter()
             .skip(4)
@@ -86,17 +102,64 @@ pub fn read_book(path: &str) -> Result<Vec<Board>, String> {
             .take_while(|f| f.parse::<u32>().is_ok())
             .collect();
         let fen = match counters.as_slice() {
-            [half, full] => format!("{} {half} {full}", board_fields.trim_end_matches(';')),
-            _ => format!("{} 0 1", board_fields.trim_end_matches(';')),
+            [half, full] => format!("{board_fields} {half} {full}"),
+            _ => format!("{board_fields} 0 1"),
         };
-        let board = parse_fen(&fen)
-            .map_err(|e| format!("genfens: book '{path}' line {}: {e}", number + 1))?;
-        boards.push(board);
-    }
-    if boards.is_empty() {
-        return Err(format!("genfens: book '{path}' holds no positions"));
+        boards.push(parse_fen(&fen).map_err(|e| format!("line {}: {e}", number + 1))?);
     }
     Ok(boards)
+}
+
+/// Games of a PGN file, each replayed from the start position (or its `FEN` tag);
+/// `{comments}` are skipped.
+fn read_pgn_book(text: &str) -> Result<Vec<Board>, String> {
+    let mut boards = Vec::new();
+    let mut start = Board::default();
+    let mut movetext = String::new();
+    let mut in_tags = true;
+    for line in text.lines().chain(std::iter::once("[End]")) {
+        let line = line.trim();
+        if line.starts_with('[') {
+            if !in_tags {
+                let game = boards.len() + 1;
+                boards.push(replay(&start, &movetext).map_err(|e| format!("game {game}: {e}"))?);
+                start = Board::default();
+                movetext.clear();
+                in_tags = true;
+            }
+            if let Some(fen) = line
+                .strip_prefix("[FEN \"")
+                .and_then(|rest| rest.strip_suffix("\"]"))
+            {
+                start = parse_fen(fen).map_err(|e| format!("game {}: {e}", boards.len() + 1))?;
+            }
+        } else if !line.is_empty() {
+            in_tags = false;
+            movetext.push_str(line);
+            movetext.push(' ');
+        }
+    }
+    Ok(boards)
+}
+
+/// The position after the SAN moves of `movetext` from `start`.
+fn replay(start: &Board, movetext: &str) -> Result<Board, String> {
+    let mut without_comments = String::with_capacity(movetext.len());
+    let mut depth = 0usize;
+    for c in movetext.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => without_comments.push(c),
+            _ => {}
+        }
+    }
+    let mut board = start.clone();
+    for san in san_tokens(&without_comments) {
+        let mv = parse_san(&board, san).map_err(|e| format!("'{san}': {e}"))?;
+        board.play_unchecked(mv);
+    }
+    Ok(board)
 }
 
 /// `request.count` distinct, balanced opening FENs, the same for the same request.
