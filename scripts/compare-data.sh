@@ -46,8 +46,7 @@ if [[ ! -e $DIR/stamp || $(cat "$DIR/stamp") != "$stamp" ]]; then
   echo "$stamp" > "$DIR/stamp"
 fi
 validation_args
-# The recipe of the embedded net (docs/net.md), scaled down only in data.
-HIDDEN=256 BUCKETS=8 PAIRWISE=0 SCRELU=1 MIRROR=1 LR=0.004 LR_FINAL=0.05 LAMBDA=0
+# The recipe of the embedded net (`rookery train`'s defaults), scaled down only in data.
 recipe_args
 for side in a b; do
   if [[ $side == a ]]; then files=("${files_a[@]}"); else files=("${files_b[@]}"); fi

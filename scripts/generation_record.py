@@ -77,7 +77,6 @@ def main():
     ap.add_argument("--epochs", default="?")
     ap.add_argument("--hidden", default="?")
     ap.add_argument("--buckets", default="1")
-    ap.add_argument("--pairwise", default="0")
     ap.add_argument("--screlu", default="0")
     ap.add_argument("--mirror", default="0")
     ap.add_argument("--training-note", default="", help="e.g. 'from rookery-gen4 lr 0.001'")
@@ -114,7 +113,6 @@ def main():
         f"| {datetime.date.today()} | {a.name} | {a.base} | {files} files, {positions:,} positions, "
         f"weight {a.selfplay_weight} | {a.epochs} epochs, H={a.hidden}"
         f"{'' if a.buckets == '1' else f', {a.buckets} output buckets'}"
-        f"{', pairwise' if a.pairwise == '1' else ''}"
         f"{', SCReLU' if a.screlu == '1' else ''}"
         f"{', mirrored' if a.mirror == '1' else ''}"
         f"{', ' + note if note else ''} | {val} | "
