@@ -137,16 +137,7 @@ fn train_save_load_and_eval_file_errors() {
 fn training_resumes_to_the_same_net() {
     let (dir, data) = material_labelled_data("rookery-resume-test", 21);
     let args_for = |name: &str| {
-        let mut a = rookery::train::TrainArgs::with_data(
-            vec![data.to_string_lossy().into_owned()],
-            dir.join(format!("{name}.safetensors"))
-                .to_string_lossy()
-                .into_owned(),
-        );
-        a.hidden = 16;
-        a.epochs = 2;
-        a.batch_size = 32;
-        a.quiet = true;
+        let mut a = tiny_run(&data, &dir.join(format!("{name}.safetensors")), 2);
         a.checkpoint_every = 3;
         a.checkpoint_dir = Some(dir.join(name).to_string_lossy().into_owned());
         a
@@ -195,16 +186,7 @@ fn training_resumes_to_the_same_net() {
 fn training_starts_from_init_net() {
     let (dir, data) = material_labelled_data("rookery-init-test", 22);
     let args_for = |name: &str| {
-        let mut a = rookery::train::TrainArgs::with_data(
-            vec![data.to_string_lossy().into_owned()],
-            dir.join(format!("{name}.safetensors"))
-                .to_string_lossy()
-                .into_owned(),
-        );
-        a.hidden = 16;
-        a.epochs = 1;
-        a.batch_size = 32;
-        a.quiet = true;
+        let mut a = tiny_run(&data, &dir.join(format!("{name}.safetensors")), 1);
         // A plain base net (one bucket, clipped ReLU, unmirrored), so that each of those
         // can be turned on against it below.
         a.output_buckets = 1;
@@ -342,14 +324,8 @@ fn training_net_variants() {
         let out = dir.join(format!(
             "net-{buckets}-{screlu}-{mirror}-{hidden}-{l1}.safetensors"
         ));
-        let mut args = rookery::train::TrainArgs::with_data(
-            vec![data.to_string_lossy().into_owned()],
-            out.to_string_lossy().into_owned(),
-        );
+        let mut args = tiny_run(&data, &out, 2);
         args.hidden = hidden;
-        args.epochs = 2;
-        args.batch_size = 32;
-        args.quiet = true;
         args.output_buckets = buckets;
         args.screlu = screlu;
         args.mirror = mirror;
@@ -422,14 +398,7 @@ fn fixed_validation_set_and_score_net() {
     let (dir, data) = material_labelled_data("rookery-valset-test", 31);
     let (val_dir, val) = material_labelled_data("rookery-valset-test-val", 32);
     let out = dir.join("net.safetensors");
-    let mut args = rookery::train::TrainArgs::with_data(
-        vec![data.to_string_lossy().into_owned()],
-        out.to_string_lossy().into_owned(),
-    );
-    args.hidden = 16;
-    args.epochs = 2;
-    args.batch_size = 32;
-    args.quiet = true;
+    let mut args = tiny_run(&data, &out, 2);
     args.val_data = vec![val.to_string_lossy().into_owned()];
     let summary = rookery::train::train(&args).expect("training runs");
     assert_eq!(summary.positions, 400);

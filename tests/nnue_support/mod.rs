@@ -345,3 +345,21 @@ pub fn max_abs_difference(a: &candle_core::Tensor, b: &candle_core::Tensor) -> f
         .and_then(|d| d.to_scalar::<f32>())
         .expect("tensor difference")
 }
+
+/// Training arguments for a quick test run: `data` into `out`, H = 16, batches of 32,
+/// `epochs` passes, no progress output. Tests change what they examine from there.
+pub fn tiny_run(
+    data: &std::path::Path,
+    out: &std::path::Path,
+    epochs: usize,
+) -> rookery::train::TrainArgs {
+    let mut args = rookery::train::TrainArgs::with_data(
+        vec![data.to_string_lossy().into_owned()],
+        out.to_string_lossy().into_owned(),
+    );
+    args.hidden = 16;
+    args.epochs = epochs;
+    args.batch_size = 32;
+    args.quiet = true;
+    args
+}
