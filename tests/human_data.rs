@@ -4,12 +4,14 @@
 //! committed data/human files against their manifest.
 
 use std::collections::HashSet;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rookery::chess::san::{parse_san, san_tokens};
 use rookery::data::human::convert::{convert_files, ConvertOptions, SkipReason};
 use rookery::data::human::format::{
     game_key, read_games, split_for, write_games, HumanGame, Scale, Source, Split, TimeClass,
+    MAGIC, VERSION,
 };
 
 fn fixture(name: &str) -> PathBuf {
@@ -134,6 +136,30 @@ fn damaged_files_are_errors_not_panics() {
     let mut plain = Vec::new();
     write_games(&mut plain, &[]).unwrap();
     assert_eq!(read_games(&plain[..]).unwrap(), Vec::<HumanGame>::new());
+
+    // Whole gzip, damaged content: wrong magic, wrong version, a move index that is no
+    // legal move, a record cut short.
+    let gzip = |content: &[u8]| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(content).unwrap();
+        gz.finish().unwrap()
+    };
+    let mut header = MAGIC.to_vec();
+    header.extend_from_slice(&VERSION.to_le_bytes());
+    let mut record = vec![0xdc, 0x05, 0xdc, 0x05, 1, 0, 0, 1, 0xff, 0xff, 0, 0, 0, 0];
+    record.extend_from_slice(&2u16.to_le_bytes());
+    let cases: [(&[u8], &[u8], &str); 4] = [
+        (b"RKHUMAX\0\x01\x00", b"", "magic"),
+        (&MAGIC[..], &[9, 0], "version"),
+        (&header, &[&record[..], &[0, 250]].concat(), "legal move"),
+        (&header, &[&record[..], &[0]].concat(), "truncated"),
+    ];
+    for (head, body, expected) in cases {
+        let error = read_games(&gzip(&[head, body].concat())[..]).unwrap_err();
+        assert!(error.contains(expected), "{error}");
+    }
+    let whole = [&header[..], &record, &[0, 0]].concat();
+    assert_eq!(read_games(&gzip(&whole)[..]).unwrap()[0].moves.len(), 2);
 }
 
 #[test]

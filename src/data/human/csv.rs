@@ -99,8 +99,8 @@ mod tests {
     #[test]
     fn quoted_fields_keep_their_commas() {
         assert_eq!(
-            split_csv_line(r#"a,"b, c",d"""#),
-            vec!["a".to_string(), "b, c".into(), "d\"".into()]
+            split_csv_line(r#"a,"b, c","say ""hi""""#),
+            vec!["a".to_string(), "b, c".into(), "say \"hi\"".into()]
         );
     }
 }
