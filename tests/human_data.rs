@@ -259,3 +259,15 @@ fn committed_human_data_matches_its_manifest() {
     }
     assert!(rows >= 1);
 }
+
+#[test]
+fn a_byte_order_mark_and_latin1_names_do_not_lose_the_game() {
+    let path = std::env::temp_dir().join(format!("rookery-human-bom-{}.pgn", std::process::id()));
+    let mut pgn = b"\xef\xbb\xbf[Event \"Rated Blitz game\"]\n[White \"M\xfcller\"]\n".to_vec();
+    pgn.extend_from_slice(b"[WhiteElo \"1500\"]\n[BlackElo \"1600\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n");
+    std::fs::write(&path, pgn).unwrap();
+    let (games, report) = convert(std::slice::from_ref(&path), &ConvertOptions::default());
+    std::fs::remove_file(&path).ok();
+    assert_eq!((report.records, games.len()), (1, 1));
+    assert_eq!((games[0].moves.len(), games[0].scale), (7, Scale::Unknown));
+}

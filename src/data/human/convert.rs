@@ -126,17 +126,19 @@ pub fn source_of(path: &Path) -> Source {
         })
 }
 
+/// The input as text: gunzipped when it starts with the gzip magic; bytes that are not
+/// UTF-8 (older PGN exports are Latin-1) become U+FFFD, which only names can contain.
 fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut text = String::new();
+        let mut plain = Vec::new();
         flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_string(&mut text)
+            .read_to_end(&mut plain)
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(text)
-    } else {
-        String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8: {e}", path.display()))
+        bytes = plain;
     }
+    let text = String::from_utf8_lossy(&bytes);
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(&text).to_string())
 }
 
 /// A rating as stored: a positive integer below 65535.
