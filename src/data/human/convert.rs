@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::csv::{read_rows, KaggleRow};
 use super::format::{
-    game_key, split_for, GameResult, HumanGame, Scale, Source, TimeClass, TimeControl,
+    game_key, split_for, GameResult, HumanGame, Scale, Source, Split, TimeClass, TimeControl,
 };
 use super::pgn::{move_tokens, split_games, PgnGame};
 use crate::chess::san::parse_san;
@@ -252,7 +252,7 @@ fn from_kaggle_row(row: &KaggleRow) -> Converted {
             black_rating: black,
             scale: Scale::Lichess,
             source: Source::KaggleLichess,
-            split: super::format::Split::Train,
+            split: Split::Train,
             result: result_of(Some(&row.winner)),
             time_control,
             moves,
@@ -309,7 +309,7 @@ fn from_pgn_game(game: &PgnGame, source: Source) -> Converted {
             black_rating: black,
             scale: scale_of_pgn(game, source),
             source,
-            split: super::format::Split::Train,
+            split: Split::Train,
             result: result_of(game.tag("Result")),
             time_control: pgn_time_control(game.tag("TimeControl"), source),
             moves,
@@ -392,15 +392,8 @@ pub fn convert_files(
             }
         }
         if source.is_single_player() && kept_here.len() > options.single_player_cap {
-            // Keep a hash-chosen subset (deterministic, spread over the whole archive),
-            // then restore file order.
-            let mut order: Vec<usize> = (0..kept_here.len()).collect();
-            order.sort_by_key(|&i| kept_here[i].0.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            let mut keep = vec![false; kept_here.len()];
-            for &i in &order[..options.single_player_cap] {
-                keep[i] = true;
-            }
             let over = kept_here.len() - options.single_player_cap;
+            kept_here = cap_games(kept_here, options.single_player_cap, &mut seen);
             *report
                 .skipped
                 .entry(SkipReason::SinglePlayerCap)
@@ -410,16 +403,37 @@ pub fn convert_files(
                 path.display(),
                 options.single_player_cap
             ));
-            kept_here = kept_here
-                .into_iter()
-                .zip(keep)
-                .filter_map(|(g, k)| k.then_some(g))
-                .collect();
         }
         report.kept += kept_here.len() as u64;
         games.extend(kept_here.into_iter().map(|(_, g)| g));
     }
     Ok((games, report))
+}
+
+/// Keeps `cap` of the keyed games, a hash-chosen subset (deterministic, spread over the
+/// whole archive rather than its first months), in their original order. The dropped
+/// games leave `seen`, so the same game met later in another source is still kept.
+fn cap_games(
+    games: Vec<(u64, HumanGame)>,
+    cap: usize,
+    seen: &mut HashSet<u64>,
+) -> Vec<(u64, HumanGame)> {
+    let mut order: Vec<usize> = (0..games.len()).collect();
+    order.sort_by_key(|&i| games[i].0.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut keep = vec![false; games.len()];
+    for &i in order.iter().take(cap) {
+        keep[i] = true;
+    }
+    games
+        .into_iter()
+        .zip(keep)
+        .filter_map(|((key, game), kept)| {
+            if !kept {
+                seen.remove(&key);
+            }
+            kept.then_some((key, game))
+        })
+        .collect()
 }
 
 fn progress_bar(options: &ConvertOptions, len: usize, path: &Path) -> ProgressBar {
