@@ -261,13 +261,32 @@ fn committed_human_data_matches_its_manifest() {
 }
 
 #[test]
-fn a_byte_order_mark_and_latin1_names_do_not_lose_the_game() {
+fn a_byte_order_mark_latin1_names_and_absurd_time_controls_do_not_lose_the_game() {
     let path = std::env::temp_dir().join(format!("rookery-human-bom-{}.pgn", std::process::id()));
     let mut pgn = b"\xef\xbb\xbf[Event \"Rated Blitz game\"]\n[White \"M\xfcller\"]\n".to_vec();
-    pgn.extend_from_slice(b"[WhiteElo \"1500\"]\n[BlackElo \"1600\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n");
+    pgn.extend_from_slice(
+        b"[WhiteElo \"1500\"]\n[BlackElo \"1600\"]\n[TimeControl \"4294967295+4294967295\"]\n",
+    );
+    pgn.extend_from_slice(b"\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n");
     std::fs::write(&path, pgn).unwrap();
     let (games, report) = convert(std::slice::from_ref(&path), &ConvertOptions::default());
     std::fs::remove_file(&path).ok();
     assert_eq!((report.records, games.len()), (1, 1));
     assert_eq!((games[0].moves.len(), games[0].scale), (7, Scale::Unknown));
+    assert_eq!(games[0].time_control.class, TimeClass::Classical);
+}
+
+#[test]
+fn a_game_longer_than_the_format_holds_is_skipped_not_written() {
+    let path = std::env::temp_dir().join(format!("rookery-human-long-{}.pgn", std::process::id()));
+    let mut pgn = String::from("[WhiteElo \"1500\"]\n[BlackElo \"1600\"]\n\n");
+    // Knights out and back: legal forever (no rule ends a PGN game), 65,600 plies.
+    pgn.push_str(&"Nf3 Nf6 Ng1 Ng8 ".repeat(16_400));
+    pgn.push_str("1/2-1/2\n");
+    std::fs::write(&path, pgn).unwrap();
+    let (games, report) = convert(std::slice::from_ref(&path), &ConvertOptions::default());
+    std::fs::remove_file(&path).ok();
+    assert!(games.is_empty());
+    assert_eq!(skipped(&report, SkipReason::Malformed), 1);
+    assert!(report.messages.iter().any(|m| m.contains("65600 plies")));
 }

@@ -236,7 +236,7 @@ fn from_kaggle_row(row: &KaggleRow) -> Converted {
     // increment_code is minutes+seconds ("15+2").
     let time_control = match row.increment_code.split_once('+') {
         Some((m, s)) => match (m.trim().parse::<u32>(), s.trim().parse::<u32>()) {
-            (Ok(m), Ok(s)) => TimeControl::from_seconds(m * 60, s),
+            (Ok(m), Ok(s)) => TimeControl::from_seconds(m.saturating_mul(60), s),
             _ => TimeControl::UNKNOWN,
         },
         None => TimeControl::UNKNOWN,
@@ -377,6 +377,11 @@ pub fn convert_files(
         for result in converted {
             report.records += 1;
             match result {
+                Ok((game, at)) if game.moves.len() > u16::MAX as usize => {
+                    // The format counts plies in a u16; no real game comes near it.
+                    let message = format!("{at}: {} plies", game.moves.len());
+                    skip(&mut report, SkipReason::Malformed, message);
+                }
                 Ok((mut game, at)) => {
                     let key = game_key(&game.moves, game.white_rating, game.black_rating);
                     if !seen.insert(key) {

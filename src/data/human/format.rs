@@ -180,7 +180,8 @@ impl TimeControl {
     /// Lichess's classes: base + 40 × increment < 30 s UltraBullet, < 180 Bullet,
     /// < 480 Blitz, < 1500 Rapid, else Classical (the rule SOURCE.md uses for all files).
     pub fn from_seconds(base_s: u32, increment_s: u32) -> TimeControl {
-        let estimate = base_s + 40 * increment_s;
+        // Saturating: a TimeControl tag is untrusted text and may hold any number.
+        let estimate = base_s.saturating_add(increment_s.saturating_mul(40));
         let class = match estimate {
             0..=29 => TimeClass::UltraBullet,
             30..=179 => TimeClass::Bullet,
