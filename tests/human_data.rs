@@ -177,6 +177,19 @@ fn split_is_by_game_deterministic_and_near_the_share() {
         assert_eq!(game.split, split_for(key, 500));
         assert!(game.samples().iter().all(|s| s.split == game.split));
     }
+    let in_split = |split| {
+        let plies: usize = first
+            .iter()
+            .filter(|g| g.split == split)
+            .map(|g| g.moves.len())
+            .sum();
+        let samples = rookery::data::human::samples_in(&first, split);
+        (plies, samples.filter(|s| s.split == split).count())
+    };
+    let (train, validation) = (in_split(Split::Train), in_split(Split::Validation));
+    assert_eq!(train.0, train.1);
+    assert_eq!(validation.0, validation.1);
+    assert!(train.0 > 0 && validation.0 > 0, "{train:?} {validation:?}");
     // The 10 % share over many distinct keys lands near 10 %.
     let validation = (0..20_000u64)
         .filter(|&i| split_for(i.wrapping_mul(0x2545_F491_4F6C_DD1D), 100) == Split::Validation)

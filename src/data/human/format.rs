@@ -448,6 +448,14 @@ impl HumanGame {
     }
 }
 
+/// The samples of the games in one split, game by game (what a trainer iterates over).
+pub fn samples_in(games: &[HumanGame], split: Split) -> impl Iterator<Item = HumanSample> + '_ {
+    games
+        .iter()
+        .filter(move |g| g.split == split)
+        .flat_map(HumanGame::samples)
+}
+
 /// Writes games as a complete `.rkh` file (header + records, gzip'd).
 pub fn write_games(out: impl Write, games: &[HumanGame]) -> Result<(), String> {
     let mut raw = Vec::with_capacity(16 + games.len() * 96);

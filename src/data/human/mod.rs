@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub use convert::{convert_files, ConvertOptions, ConvertReport, SkipReason};
-pub use format::{read_file, write_games, HumanGame, HumanSample, Scale, Source, Split};
+pub use format::{
+    read_file, samples_in, write_games, HumanGame, HumanSample, Scale, Source, Split,
+};
 pub use stats::HumanStats;
 
 #[derive(clap::Subcommand, Debug)]
@@ -37,6 +39,8 @@ pub enum HumanDataCommand {
         /// so that sources converted into separate files stay disjoint.
         #[arg(long)]
         dedup_against: Vec<PathBuf>,
+        /// `*.csv` is read as Kaggle's games.csv, anything else as PGN; SOURCE.md's file
+        /// names set the source and rating scale.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
     },
