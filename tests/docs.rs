@@ -17,9 +17,7 @@ fn section<'a>(text: &'a str, heading: &str) -> &'a str {
     let level = heading.chars().take_while(|&c| c == '#').count();
     let marker = format!("\n{} ", "#".repeat(level));
     let rest = &text[start + heading.len()..];
-    let end = rest
-        .find(&marker)
-        .map_or(text.len(), |i| start + heading.len() + i);
+    let end = rest.find(&marker).map_or(text.len(), |i| start + heading.len() + i);
     &text[start..end]
 }
 
