@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Checks the self-play data against data/manifest.tsv: every listed chunk is present, of
-the recorded size and sha256, and every .vf file under data/ is listed (a chunk left
-unrecorded, e.g. by a killed datagen round, would otherwise go unchecked and untrained).
-(The structure of each file — whole games, legal moves — is checked by
-`rookery data stats FILE`.) Exit status 1 on any mismatch; prints what it checked."""
+"""Checks every file listed in data/manifest.tsv and data/human/manifest.tsv: present, of
+the recorded size and sha256; and every data file under data/ (.vf self-play chunks, .rkh
+human games) is listed (a chunk left unrecorded, e.g. by a killed datagen round, would
+otherwise go unchecked and untrained). (The structure of each file — whole games, legal moves — is
+checked by `rookery data stats FILE` / `rookery human-data stats FILE`, and for the human
+files by tests/human_data.rs.) Exit status 1 on any mismatch; prints what it checked."""
 
 import csv
 import hashlib
@@ -13,11 +14,17 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def main() -> int:
-    manifest = os.path.join(ROOT, "data", "manifest.tsv")
+MANIFESTS = [
+    os.path.join(ROOT, "data", "manifest.tsv"),
+    os.path.join(ROOT, "data", "human", "manifest.tsv"),
+]
+
+
+def check(manifest: str, listed: set) -> int:
+    """Checks one manifest's files, adding them to `listed`; returns the number of bad ones."""
     if not os.path.exists(manifest):
-        print("no data/manifest.tsv: nothing to check")
-        return 0
+        print("MISSING manifest %s" % os.path.relpath(manifest, ROOT))
+        return 1
     bad = 0
     with open(manifest, newline="") as f:
         rows = list(csv.DictReader(f, delimiter="\t"))
@@ -35,15 +42,30 @@ def main() -> int:
             bad += 1
         else:
             print("ok %s: %s games, %s positions" % (row["file"], row["games"], row["positions"]))
-    listed = {row["file"] for row in rows}
+    listed.update(row["file"] for row in rows)
+    positions = sum(int(r["positions"]) for r in rows)
+    print("%s: %d files, %d positions, %d bad" % (
+        os.path.relpath(manifest, ROOT), len(rows), positions, bad))
+    return bad
+
+
+def unlisted(listed: set) -> int:
+    """Data files under data/ that no manifest lists; returns their number."""
+    bad = 0
     for dirpath, _, files in os.walk(os.path.join(ROOT, "data")):
         for name in sorted(files):
             rel = os.path.relpath(os.path.join(dirpath, name), ROOT).replace(os.sep, "/")
-            if name.endswith(".vf") and rel not in listed:
-                print("UNLISTED %s: not in data/manifest.tsv (record it with scripts/manifest.sh)" % rel)
+            if name.endswith((".vf", ".rkh")) and rel not in listed:
+                print("UNLISTED %s: in no manifest (scripts/manifest.sh records self-play "
+                      "chunks; data/human/README.md says how human files are recorded)" % rel)
                 bad += 1
-    positions = sum(int(r["positions"]) for r in rows)
-    print("%d files, %d positions, %d bad" % (len(rows), positions, bad))
+    return bad
+
+
+def main() -> int:
+    listed: set = set()
+    bad = sum(check(m, listed) for m in MANIFESTS)
+    bad += unlisted(listed)
     return 1 if bad else 0
 
 

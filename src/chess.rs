@@ -1,11 +1,14 @@
 //! Board helpers on top of cozy-chess: FEN parsing that tolerates what GUIs send,
 //! UCI move notation (standard and Chess960 castling), and a game position that
-//! remembers the hashes of earlier positions for repetition detection.
+//! remembers the hashes of earlier positions for repetition detection. SAN reading and
+//! writing lives in [`san`] (used by the book compiler and the human-game converter).
 
 use cozy_chess::{
     get_between_rays, get_bishop_moves, get_knight_moves, get_line_rays, get_pawn_attacks,
     get_rook_moves, BitBoard, Board, Color, File, Move, Piece, Square,
 };
+
+pub mod san;
 
 pub const STARTPOS_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 

@@ -34,6 +34,9 @@ enum Command {
     /// Statistics and conversion of training data files.
     #[command(subcommand)]
     Data(rookery::data::DataCommand),
+    /// Convert rated human games (CSV/PGN) to .rkh files and count them (data/human/README.md).
+    #[command(subcommand)]
+    HumanData(rookery::data::human::HumanDataCommand),
     /// Probe Syzygy tables for FENs read from stdin ("wdl dtz best-move" per line).
     Tb(rookery::tablebase::ProbeArgs),
 }
@@ -64,6 +67,7 @@ fn main() {
         Some(Command::Book(cmd)) => rookery::book::cli::run(cmd),
         Some(Command::Datagen(args)) => rookery::data::datagen::run(&args).map(|_| ()),
         Some(Command::Data(cmd)) => rookery::data::run(cmd),
+        Some(Command::HumanData(cmd)) => rookery::data::human::run(cmd),
         Some(Command::Tb(args)) => rookery::tablebase::run_cli(&args),
     };
     if let Err(message) = result {

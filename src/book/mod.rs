@@ -19,7 +19,9 @@ pub mod cli;
 pub mod compile;
 pub mod key;
 pub mod randoms;
-pub mod san;
+/// SAN lives in `crate::chess::san` (the human-game converter uses it too); re-exported
+/// so `book::san` paths keep working.
+pub use crate::chess::san;
 
 pub use compile::{build_book, BuildOptions, BuildSummary};
 pub use key::{decode_move, encode_move, polyglot_key};

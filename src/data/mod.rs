@@ -1,9 +1,11 @@
 //! Self-play training data: the game format ([`format`]), the generator
 //! ([`datagen`], `rookery datagen`) and the `rookery data` tools (statistics and
 //! conversion from and to the `FEN | score | result` text format the trainer also reads).
+//! Rated human games (`rookery human-data`) live in [`human`].
 
 pub mod datagen;
 pub mod format;
+pub mod human;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
