@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Plot of move matching on real games (scripts/human_match.py): accuracy by rating band,
+one line per setting, with each point's 95 % Wilson interval as an error bar.
+
+Reads one run from the JSONL that human_match.py appends to (default
+docs/human/match.jsonl; the last line, or --run N counting from 0, negative from the end)
+and writes docs/human-match.png (or --out). Needs matplotlib (pip install matplotlib).
+
+Usage: scripts/plot_human_match.py [--record docs/human/match.jsonl] [--run -1]
+                                   [--out docs/human-match.png]
+"""
+
+import argparse
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STYLE = {  # setting -> (marker, line style); colours come from matplotlib's cycle
+    "model": ("o", "-"), "levels": ("s", "-"), "full": ("^", "--"),
+    "depth1": ("v", "--"), "sf-depth1": ("D", ":"), "sf-elo": ("P", ":"),
+}
+
+
+def load_run(path, index):
+    try:
+        runs = [json.loads(line) for line in open(path) if line.strip()]
+    except (OSError, json.JSONDecodeError) as e:
+        raise SystemExit(f"{path}: {e}")
+    if not runs:
+        raise SystemExit(f"{path}: no run recorded")
+    try:
+        return runs[index]
+    except IndexError:
+        raise SystemExit(f"{path}: {len(runs)} runs, no run {index}")
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--record", default=os.path.join(ROOT, "docs/human/match.jsonl"))
+    p.add_argument("--run", type=int, default=-1, help="which line (default the last)")
+    p.add_argument("--out", default=os.path.join(ROOT, "docs/human-match.png"))
+    args = p.parse_args(argv)
+    run = load_run(args.record, args.run)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise SystemExit("matplotlib is missing: pip install matplotlib")
+
+    bands = [b["band"] for b in run["bands"]]
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for i, setting in enumerate(run["settings"]):
+        xs, ys, lo, hi = [], [], [], []
+        for b in run["bands"]:
+            r = b["results"].get(setting)
+            if not r or r["accuracy"] is None:
+                continue
+            offset = (i - (len(run["settings"]) - 1) / 2) * 12  # keep error bars apart
+            xs.append(b["band"] + offset)
+            ys.append(100 * r["accuracy"])
+            lo.append(100 * (r["accuracy"] - r["low"]))
+            hi.append(100 * (r["high"] - r["accuracy"]))
+        marker, line = STYLE.get(setting, ("o", "-"))
+        ax.errorbar(xs, ys, yerr=[lo, hi], marker=marker, linestyle=line, capsize=3,
+                    label=setting)
+    ns = ", ".join(f"{b['band']}: {b['n']}" for b in run["bands"])
+    ax.set_title(f"Move matching on Lichess validation games ({run['date'][:10]}, "
+                 f"{run.get('commit', '')})", fontsize=10)
+    ax.set_xlabel(f"mover's rating band (centre ±100; positions {ns})", fontsize=9)
+    ax.set_ylabel("human move matched, % (95 % Wilson)")
+    ax.set_xticks(bands)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    fig.savefig(args.out, dpi=110)
+    print(f"wrote {args.out}")
+    for setting in run["settings"]:
+        cells = []
+        for b in run["bands"]:
+            r = b["results"].get(setting)
+            cells.append(f"{b['band']}: {100 * r['accuracy']:.1f}" if r and r["accuracy"]
+                         is not None else f"{b['band']}: -")
+        print(f"  {setting:<10} " + "  ".join(cells))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
