@@ -34,7 +34,8 @@ enum Command {
     /// Statistics and conversion of training data files.
     #[command(subcommand)]
     Data(rookery::data::DataCommand),
-    /// Convert rated human games (CSV/PGN) to .rkh files and count them (data/human/README.md).
+    /// Convert rated human games (CSV/PGN) to .rkh files, count them, or print their samples
+    /// for scripts (data/human/README.md).
     #[command(subcommand)]
     HumanData(rookery::data::human::HumanDataCommand),
     /// Probe Syzygy tables for FENs read from stdin ("wdl dtz best-move" per line).

@@ -1,13 +1,15 @@
 //! Human games with both players' ratings, in the repo's own compact format, for
 //! rating-conditioned move prediction (issue 56): the file format and its reader
 //! ([`format`]), the CSV and PGN readers ([`csv`], [`pgn`]), the converter
-//! ([`convert`]) and the counts ([`stats`]) behind `rookery human-data`.
+//! ([`convert`]), the counts ([`stats`]) and the sample lines for scripts ([`samples`])
+//! behind `rookery human-data`.
 //! Layout and provenance of the committed files: `data/human/README.md`.
 
 pub mod convert;
 pub mod csv;
 pub mod format;
 pub mod pgn;
+pub mod samples;
 pub mod stats;
 
 use std::path::{Path, PathBuf};
@@ -50,6 +52,27 @@ pub enum HumanDataCommand {
         /// Rating band width (e.g. 100 or 200).
         #[arg(long, default_value_t = 200)]
         band: u16,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Print one line per position and move played, tab-separated: FEN, played move (UCI,
+    /// castling as e1g1), mover's rating, opponent's rating, scale, time class, ply (plies
+    /// played before the position; 0 = first move) and the game's key (16 hex digits).
+    Samples {
+        /// Only games of this split.
+        #[arg(long, value_enum)]
+        split: Option<samples::SplitArg>,
+        /// Only positions with at least N plies played before them (Maia's protocol skips
+        /// each game's first ten plies: `--min-ply 10`).
+        #[arg(long, default_value_t = 0)]
+        min_ply: u16,
+        /// Drop bullet and ultrabullet games.
+        #[arg(long)]
+        exclude_bullet: bool,
+        /// Print the column names first, as a `#` line.
+        #[arg(long)]
+        header: bool,
+        /// .rkh files, read in order.
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
@@ -135,6 +158,20 @@ pub fn run(cmd: HumanDataCommand) -> Result<(), String> {
             }
             print!("{}", stats.render());
             Ok(())
+        }
+        HumanDataCommand::Samples {
+            split,
+            min_ply,
+            exclude_bullet,
+            header,
+            files,
+        } => {
+            let filter = samples::SampleFilter {
+                split: split.map(Split::from),
+                min_ply,
+                exclude_bullet,
+            };
+            samples::run(&files, &filter, header)
         }
     }
 }
