@@ -300,7 +300,7 @@ def table(bands, n_by_band, results):
     return "\n".join(rows)
 
 
-def record(args, bands, n_by_band, results, elo_set, skipped, seconds):
+def record(args, bands, n_by_band, results, elo_set, skipped, seconds, band_info=None):
     def commit():
         try:
             return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
@@ -320,7 +320,8 @@ def record(args, bands, n_by_band, results, elo_set, skipped, seconds):
         "bands": [], "settings": list(results),
     }
     for b in bands:
-        entry = {"band": b, "n": n_by_band[b], "results": {}}
+        entry = dict({"band": b, "n": n_by_band[b]}, **(band_info or {}).get(b, {}))
+        entry["results"] = {}
         for setting, cells in results.items():
             k, n = cells[b]
             lo, hi = wilson(k, n)
@@ -413,7 +414,7 @@ def main(argv):
 
     started = time.monotonic()
     samples = read_positions(args.binary, args.files)
-    bands, chosen = [], {}
+    bands, chosen, band_info = [], {}, {}
     for centre in args.bands:
         pool = [s for s in samples if eligible(s, centre)]
         if not pool:
@@ -421,8 +422,11 @@ def main(argv):
             continue
         chosen[centre] = stratified(pool, args.positions, args.seed)
         games = len({s.game for s in pool})
+        drawn_games = len({s.game for s in chosen[centre]})
+        band_info[centre] = {"eligible_positions": len(pool), "eligible_games": games,
+                             "drawn_games": drawn_games}
         print(f"band {centre}: {len(pool)} eligible positions from {games} games; "
-              f"{len(chosen[centre])} drawn", file=sys.stderr)
+              f"{len(chosen[centre])} drawn from {drawn_games} games", file=sys.stderr)
         bands.append(centre)
     n_by_band = {b: len(chosen[b]) for b in bands}
 
@@ -469,7 +473,7 @@ def main(argv):
         os.makedirs(os.path.dirname(os.path.abspath(args.record)), exist_ok=True)
         with open(args.record, "a") as f:
             f.write(json.dumps(record(args, bands, n_by_band, results, elo_set, skipped,
-                                      seconds)) + "\n")
+                                      seconds, band_info)) + "\n")
         print(f"appended to {args.record}")
         if args.plot:
             subprocess.run([sys.executable, os.path.join(HERE, "plot_human_match.py"),
