@@ -312,7 +312,8 @@ def record(args, bands, n_by_band, results, elo_set, skipped, seconds, band_info
         "commit": commit(),
         "protocol": "validation split, lichess scale, ply>10 (first 10 plies skipped), no bullet, mover within "
                     "+-100 of the band centre, stratified by game",
-        "files": args.files, "positions_per_band": args.positions, "seed": args.seed,
+        "files": [os.path.relpath(f, ROOT) if os.path.abspath(f).startswith(ROOT + os.sep)
+                  else f for f in args.files], "positions_per_band": args.positions, "seed": args.seed,
         "clock": f"{args.clock[0]:g}+{args.clock[1]:g}", "nodes": args.nodes,
         "model_elo": getattr(args, "model_elo", "centre"),
         "sf_movetime_ms": args.sf_movetime,

@@ -64,8 +64,11 @@ def main(argv):
             lo.append(100 * (r["accuracy"] - r["low"]))
             hi.append(100 * (r["high"] - r["accuracy"]))
         marker, line = STYLE.get(setting, ("o", "-"))
+        capped = [f"{b['band']}: n={b['results'][setting]['n']}" for b in run["bands"]
+                  if setting in b["results"] and b["results"][setting].get("n", b["n"]) != b["n"]]
+        label = setting + (f" ({', '.join(capped)})" if capped else "")
         ax.errorbar(xs, ys, yerr=[lo, hi], marker=marker, linestyle=line, capsize=3,
-                    label=setting)
+                    label=label)
     ns = ", ".join(f"{b['band']}: {b['n']}" for b in run["bands"])
     ax.set_title(f"Move matching on Lichess validation games ({run['date'][:10]}, "
                  f"{run.get('commit', '')})", fontsize=10)
@@ -81,8 +84,9 @@ def main(argv):
         cells = []
         for b in run["bands"]:
             r = b["results"].get(setting)
-            cells.append(f"{b['band']}: {100 * r['accuracy']:.1f}" if r and r["accuracy"]
-                         is not None else f"{b['band']}: -")
+            # From hits and n, as human_match.py's table rounds them.
+            cells.append(f"{b['band']}: {100 * r['hits'] / r['n']:.1f}" if r and r.get("n")
+                         else f"{b['band']}: -")
         print(f"  {setting:<10} " + "  ".join(cells))
     return 0
 
