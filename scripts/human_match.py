@@ -3,9 +3,9 @@
 that a human of a given rating played, by rating band, Maia's protocol.
 
 Positions: the validation split of the .rkh files (default data/human/*.rkh), read through
-`rookery human-data samples` (no second decoder), Lichess scale only, ply > 10 (the first
-ten plies of each game skipped: moves 11, 12, … counting plies from 1), no bullet or ultrabullet game, and the mover rated
-within +-100 of the band's centre (inclusive). Per band, --positions positions are drawn
+`rookery human-data samples` (no second decoder), Lichess scale only, ply > 10 (each
+game's first ten plies skipped, counting plies from 1), no bullet or ultrabullet game, and
+the mover rated within +-100 of the band's centre (inclusive). Per band, --positions positions are drawn
 with --seed, stratified by game: games in a seeded order, one position from each game per
 round, so no game gives a second position before every eligible game has given one.
 A band with fewer eligible positions uses them all and says so; a band with none is
@@ -31,7 +31,7 @@ A missing engine or command skips its settings with a message; it is never faked
 --cap SETTING@BAND=N runs a setting on the first N of a band's positions only (still
 stratified: the draw is in rounds over games); the default caps levels@2300=100, because
 UCI_Elo 2100 and up plays at full strength on the clock (~6 s a move at 3+2, against
-~0.4 s for the levels below); --cap none runs everything whole.
+well under a second for the levels below); --cap none runs everything whole.
 All engines run with Threads 1 and Hash 16.
 
 Output: the table (accuracy % [95 % Wilson interval] per setting and band, n per band), one
