@@ -54,6 +54,21 @@ pub struct Accuracy {
     pub bands: [(Count, Count); 4],
     /// `diagonal[b][c]`: top-1 on band `b`'s positions conditioned on band `c`'s centre.
     pub diagonal: [[Count; 4]; 4],
+    /// `paired[b][c]`: on band `b`'s positions, (hit with its own centre only, hit with
+    /// `c`'s centre only), for the paired difference of the diagonal.
+    pub paired: [[(usize, usize); 4]; 4],
+}
+
+/// Paired difference own − other in points, with its 95 % interval (normal
+/// approximation on the discordant pairs).
+pub fn paired_difference(own_only: usize, other_only: usize, n: usize) -> (f64, f64, f64) {
+    if n == 0 {
+        return (0.0, 0.0, 0.0);
+    }
+    let (b, c, n) = (own_only as f64, other_only as f64, n as f64);
+    let d = (b - c) / n;
+    let se = (b + c - (b - c) * (b - c) / n).max(0.0).sqrt() / n;
+    (100.0 * d, 100.0 * (d - 1.96 * se), 100.0 * (d + 1.96 * se))
 }
 
 fn rank_of(logits: &[f32], target: usize) -> usize {
@@ -96,13 +111,18 @@ pub fn accuracy(net: &PriorNet, set: &PolicySet, progress: bool) -> Accuracy {
         };
         acc.bands[b].0.add(rank == 0);
         acc.bands[b].1.add(rank < 3);
-        for (c, &centre) in BANDS.iter().enumerate() {
+        let hits = BANDS.map(|centre| {
             let q = PriorQuery {
                 mover_rating: centre,
                 ..q
             };
-            let logits = net.logits(&net.position_vector(&h1, &q), rows);
-            acc.diagonal[b][c].add(rank_of(&logits, target) == 0);
+            rank_of(&net.logits(&net.position_vector(&h1, &q), rows), target) == 0
+        });
+        for c in 0..BANDS.len() {
+            acc.diagonal[b][c].add(hits[c]);
+            let pair = &mut acc.paired[b][c];
+            pair.0 += (hits[b] && !hits[c]) as usize;
+            pair.1 += (!hits[b] && hits[c]) as usize;
         }
     }
     bar.finish_and_clear();
@@ -140,6 +160,22 @@ pub fn render(acc: &Accuracy) -> String {
         out.push_str(&format!("| {centre} |"));
         for c in 0..BANDS.len() {
             out.push_str(&format!(" {} |", acc.diagonal[b][c].render()));
+        }
+        out.push('\n');
+    }
+    out.push_str("\nPaired difference, own rating − column's rating, top-1 points [95 %]\n\n| positions \\ other rating |");
+    for c in BANDS {
+        out.push_str(&format!(" {c} |"));
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"---|".repeat(BANDS.len()));
+    out.push('\n');
+    for (b, centre) in BANDS.iter().enumerate() {
+        out.push_str(&format!("| {centre} |"));
+        for c in 0..BANDS.len() {
+            let (own, other) = acc.paired[b][c];
+            let (d, lo, hi) = paired_difference(own, other, acc.diagonal[b][c].n);
+            out.push_str(&format!(" {d:+.2} [{lo:+.2}, {hi:+.2}] |"));
         }
         out.push('\n');
     }
