@@ -15,7 +15,7 @@ use crate::policy::shape::time_bucket;
 use crate::policy::{PriorNet, PriorQuery};
 
 /// The shipped prior, relative to the repository root.
-pub const DEFAULT_NET: &str = "nets/human-prior-v1.safetensors";
+pub const DEFAULT_NET: &str = "nets/human-prior-v2.safetensors";
 
 #[derive(clap::Args, Debug)]
 pub struct HumanArgs {

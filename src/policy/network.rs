@@ -1,5 +1,5 @@
 //! The human prior's forward pass in plain Rust (f32, no candle per call): the mover's
-//! sparse features → ReLU(256) → + rating/time embeddings → ReLU(128) → a 64-wide
+//! sparse features → ReLU(h1) → + rating/time embeddings → ReLU(h2) → a d-wide
 //! position vector, dotted with each legal move's embedding; softmax over the legal
 //! moves only. Equals the trainer's candle graph (`train::human::model`) within float
 //! rounding (tests/human_prior.rs). Weights are read from safetensors; a file that is

@@ -42,12 +42,3 @@ pub struct PriorShape {
     /// Position vector dotted with each move's embedding.
     pub d: usize,
 }
-
-impl PriorShape {
-    /// The shipped net's shape.
-    pub const DEFAULT: PriorShape = PriorShape {
-        h1: 256,
-        h2: 128,
-        d: 64,
-    };
-}

@@ -33,12 +33,12 @@ pub struct TrainHumanArgs {
     /// validation split validates.
     pub files: Vec<PathBuf>,
     /// Where to save the net.
-    #[arg(long, default_value = "nets/human-prior-v1.safetensors")]
+    #[arg(long, default_value = "nets/human-prior-v2.safetensors")]
     pub out: PathBuf,
     /// CSV of the losses (step, epoch, lr, train loss, validation loss).
-    #[arg(long, default_value = "docs/nets/human-prior-v1.csv")]
+    #[arg(long, default_value = "docs/nets/human-prior-v2.csv")]
     pub csv: PathBuf,
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 4)]
     pub epochs: usize,
     #[arg(long, default_value_t = 1024)]
     pub batch_size: usize,
@@ -59,7 +59,7 @@ pub struct TrainHumanArgs {
     /// Steps between two points of the loss curve.
     #[arg(long, default_value_t = 200)]
     pub curve_every: usize,
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 384)]
     pub h1: usize,
     #[arg(long, default_value_t = 128)]
     pub h2: usize,
