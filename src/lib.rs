@@ -3,10 +3,12 @@
 //! Layers, lowest first (each uses only the ones above it in this list):
 //! - `chess`: board helpers on top of cozy-chess (move notation, positions with history).
 //! - `eval`: static evaluation behind one interface (`Evaluator`).
+//! - `policy`: move-policy networks over legal moves (the rating-conditioned human prior).
 //! - `tablebase`: Syzygy endgame tables (win/draw/loss and distance-to-zero probes).
 //! - `search`: transposition table, move ordering, time management, the alpha-beta search.
 //! - `book`: Polyglot opening book (keys, reader, compiler).
 //! - `perft`, `bench`, `train`: tools built on the layers above.
+//! - `human`: the human-play tools built on `policy` (`rookery human`).
 //! - `uci`: the protocol front end that owns a search.
 
 pub mod bench;
@@ -14,7 +16,9 @@ pub mod book;
 pub mod chess;
 pub mod data;
 pub mod eval;
+pub mod human;
 pub mod perft;
+pub mod policy;
 pub mod search;
 pub mod tablebase;
 pub mod train;

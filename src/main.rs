@@ -38,6 +38,10 @@ enum Command {
     /// for scripts (data/human/README.md).
     #[command(subcommand)]
     HumanData(rookery::data::human::HumanDataCommand),
+    /// Train the rating-conditioned human prior (docs/human.md).
+    TrainHuman(rookery::train::human::TrainHumanArgs),
+    /// Moves a player of a given rating would play (the human prior), or `--predict FILE`.
+    Human(rookery::human::HumanArgs),
     /// Probe Syzygy tables for FENs read from stdin ("wdl dtz best-move" per line).
     Tb(rookery::tablebase::ProbeArgs),
 }
@@ -69,6 +73,8 @@ fn main() {
         Some(Command::Datagen(args)) => rookery::data::datagen::run(&args).map(|_| ()),
         Some(Command::Data(cmd)) => rookery::data::run(cmd),
         Some(Command::HumanData(cmd)) => rookery::data::human::run(cmd),
+        Some(Command::TrainHuman(args)) => rookery::train::human::run(args),
+        Some(Command::Human(args)) => rookery::human::run(&args),
         Some(Command::Tb(args)) => rookery::tablebase::run_cli(&args),
     };
     if let Err(message) = result {

@@ -6,6 +6,7 @@
 mod args;
 mod checkpoint;
 mod data;
+pub mod human;
 mod loss;
 mod optim;
 mod run;
@@ -53,7 +54,7 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
 /// stays in the heap for the next step instead. Raising the mmap threshold is not enough:
 /// glibc caps it at 32 MiB, exactly the size of a [8192, 1024] f32 tensor (batch × both
 /// perspectives at H = 512), so mmap is switched off altogether (`M_MMAP_MAX` 0).
-fn keep_freed_memory() {
+pub(crate) fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets allocator thresholds; called before any training thread.
     unsafe {

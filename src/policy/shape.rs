@@ -1,0 +1,44 @@
+//! Shape of the human prior network and the conditioning buckets (mover's rating,
+//! opponent's rating, time class), one definition for the trainer and the engine.
+
+/// Inputs: the 782 features of `eval::features` from the mover's perspective (the
+/// halfmove-clock entry stays zero: the prior ignores it).
+pub const INPUTS: usize = crate::eval::shape::INPUTS;
+/// Lowest rating with its own bucket; lower ratings share it.
+pub const RATING_MIN: u16 = 600;
+/// Width of a rating bucket.
+pub const RATING_STEP: u16 = 100;
+/// Rating buckets: 600–699, …, 2800 and up (23).
+pub const RATING_BUCKETS: usize = 23;
+/// Time-class buckets: unknown, bullet (ultrabullet included), blitz, rapid, classical
+/// and slower.
+pub const TIME_BUCKETS: usize = 5;
+
+/// Bucket of a rating (clamped to the table).
+pub fn rating_bucket(rating: u16) -> usize {
+    (rating.saturating_sub(RATING_MIN) / RATING_STEP).min(RATING_BUCKETS as u16 - 1) as usize
+}
+
+/// Bucket of a time class by its name (`data::human`'s `TimeClass::name`, which this
+/// layer may not import); `None` for an unknown name.
+pub fn time_bucket(class: &str) -> Option<usize> {
+    match class {
+        "unknown" => Some(0),
+        "ultrabullet" | "bullet" => Some(1),
+        "blitz" => Some(2),
+        "rapid" => Some(3),
+        "classical" | "correspondence" | "otb-standard" => Some(4),
+        _ => None,
+    }
+}
+
+/// Widths of the layers, read from a net file (`prior.shape`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PriorShape {
+    /// First hidden layer (sparse inputs, ReLU).
+    pub h1: usize,
+    /// Second hidden layer, where the conditioning embeddings are added (ReLU).
+    pub h2: usize,
+    /// Position vector dotted with each move's embedding.
+    pub d: usize,
+}

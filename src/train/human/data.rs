@@ -1,0 +1,173 @@
+//! The prior's training and validation sets, prepared once from `.rkh` games: for each
+//! position the mover's active features, the embedding rows of every legal move, the
+//! index of the played one, and the conditioning (mover's and opponent's rating
+//! buckets, time bucket), stored flat so that a batch is a few slices. Only the Lichess
+//! rating scale is used (scales are never pooled); positions with a single legal move
+//! teach nothing and are left out.
+
+use std::path::PathBuf;
+
+use cozy_chess::Board;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::data::human::{read_file, HumanGame, Scale, Split};
+use crate::policy::moves::{board_features, legal_moves, move_rows};
+use crate::policy::shape::{rating_bucket, time_bucket};
+
+/// Positions in flat arrays; position `i`'s features are
+/// `feats[feat_at[i]..feat_at[i + 1]]`, its moves likewise.
+#[derive(Default)]
+pub struct PolicySet {
+    pub feats: Vec<u16>,
+    pub feat_at: Vec<u32>,
+    pub moves: Vec<[u16; 3]>,
+    pub move_at: Vec<u32>,
+    /// Index of the played move among the position's legal moves.
+    pub target: Vec<u8>,
+    pub mover_rating: Vec<u16>,
+    pub opponent_rating: Vec<u16>,
+    pub time: Vec<u8>,
+    /// Plies played before the position.
+    pub ply: Vec<u16>,
+}
+
+impl PolicySet {
+    pub fn len(&self) -> usize {
+        self.target.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.target.is_empty()
+    }
+
+    pub fn features(&self, i: usize) -> &[u16] {
+        &self.feats[self.feat_at[i] as usize..self.feat_at[i + 1] as usize]
+    }
+
+    pub fn move_rows(&self, i: usize) -> &[[u16; 3]] {
+        &self.moves[self.move_at[i] as usize..self.move_at[i + 1] as usize]
+    }
+
+    pub fn mover_bucket(&self, i: usize) -> usize {
+        rating_bucket(self.mover_rating[i])
+    }
+
+    pub fn opponent_bucket(&self, i: usize) -> usize {
+        rating_bucket(self.opponent_rating[i])
+    }
+
+    fn push(&mut self, board: &Board, played: cozy_chess::Move, meta: (u16, u16, u8, u16)) {
+        let legal = legal_moves(board);
+        let Some(target) = legal.iter().position(|&m| m == played) else {
+            return;
+        };
+        if legal.len() < 2 || target > u8::MAX as usize {
+            return;
+        }
+        if self.feat_at.is_empty() {
+            self.feat_at.push(0);
+            self.move_at.push(0);
+        }
+        board_features(board, &mut self.feats);
+        self.feat_at.push(self.feats.len() as u32);
+        self.moves
+            .extend(legal.iter().map(|&m| move_rows(board, m)));
+        self.move_at.push(self.moves.len() as u32);
+        self.target.push(target as u8);
+        self.mover_rating.push(meta.0);
+        self.opponent_rating.push(meta.1);
+        self.time.push(meta.2);
+        self.ply.push(meta.3);
+    }
+}
+
+/// What was read, for the run's log.
+#[derive(Default, Debug)]
+pub struct PrepareStats {
+    pub games: usize,
+    pub other_scale_games: usize,
+    pub train_games: usize,
+    pub validation_games: usize,
+}
+
+/// Reads the `.rkh` files (default: every `data/human/*.rkh`).
+pub fn read_games(files: &[PathBuf]) -> Result<Vec<HumanGame>, String> {
+    let files = if files.is_empty() {
+        default_files()?
+    } else {
+        files.to_vec()
+    };
+    let mut games = Vec::new();
+    for path in &files {
+        games.extend(read_file(path)?);
+    }
+    Ok(games)
+}
+
+fn default_files() -> Result<Vec<PathBuf>, String> {
+    let dir = PathBuf::from("data/human");
+    let entries = std::fs::read_dir(&dir).map_err(|e| {
+        format!("no .rkh files given and cannot read {}: {e} (run from the repository root or name the files)", dir.display())
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "rkh"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("no .rkh files in {}", dir.display()));
+    }
+    Ok(files)
+}
+
+/// Prepares the train and validation sets from `games` (Lichess scale only). `keep` in
+/// (0, 1] keeps that share of training games (chosen by a hash of the game index, so
+/// the same share gives the same games); validation is always whole.
+pub fn prepare(
+    games: &[HumanGame],
+    keep: f64,
+    progress: bool,
+) -> (PolicySet, PolicySet, PrepareStats) {
+    let mut stats = PrepareStats::default();
+    let (mut train, mut validation) = (PolicySet::default(), PolicySet::default());
+    let bar = if progress {
+        ProgressBar::new(games.len() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    if let Ok(style) = ProgressStyle::with_template("preparing {bar:30} {pos}/{len} games {eta}") {
+        bar.set_style(style);
+    }
+    for (i, game) in games.iter().enumerate() {
+        bar.inc(1);
+        stats.games += 1;
+        if game.scale != Scale::Lichess {
+            stats.other_scale_games += 1;
+            continue;
+        }
+        let set = match game.split {
+            Split::Validation => {
+                stats.validation_games += 1;
+                &mut validation
+            }
+            Split::Train => {
+                let mixed = (i as u64 ^ 0x5DEE_CE66).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11;
+                if (mixed as f64 / (1u64 << 53) as f64) >= keep {
+                    continue;
+                }
+                stats.train_games += 1;
+                &mut train
+            }
+        };
+        let tb = time_bucket(game.time_control.class.name()).unwrap_or(0) as u8;
+        for s in game.samples() {
+            set.push(
+                &s.board,
+                s.played,
+                (s.mover_rating, s.opponent_rating, tb, s.ply),
+            );
+        }
+    }
+    bar.finish_and_clear();
+    (train, validation, stats)
+}

@@ -1,0 +1,292 @@
+//! The rating-conditioned human prior (issue 56 item 2): a toy net trained a few steps
+//! on the fixture games of tests/data/human/ round-trips through safetensors; the
+//! plain-Rust forward pass equals candle's; probabilities cover the legal moves only and
+//! sum to 1; bad net files and bad `--predict` lines give clear errors.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use clap::Parser;
+use cozy_chess::Board;
+use rookery::data::human::convert::{convert_files, ConvertOptions};
+use rookery::policy::moves::{board_features, move_rows};
+use rookery::policy::{PriorNet, PriorQuery};
+use rookery::train::human::data::{prepare, PolicySet};
+use rookery::train::human::model::{Batch, PriorModel};
+use rookery::train::human::{mean_loss, save, train, TrainHumanArgs};
+
+#[derive(Parser)]
+struct Wrap {
+    #[command(flatten)]
+    args: TrainHumanArgs,
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rookery-human-prior-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join(name)
+}
+
+fn fixture_set() -> PolicySet {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/human");
+    let (games, _) = convert_files(
+        &[dir.join("kaggle_sample.csv"), dir.join("mixed.pgn")],
+        &ConvertOptions::default(),
+    )
+    .expect("fixtures convert");
+    // Both splits train here: the fixture is too small to hold any out.
+    let games: Vec<_> = games
+        .into_iter()
+        .map(|mut g| {
+            g.split = rookery::data::human::Split::Train;
+            g
+        })
+        .collect();
+    let (set, _, _) = prepare(&games, 1.0, false);
+    assert!(set.len() > 100, "fixture positions: {}", set.len());
+    set
+}
+
+fn toy_args(name: &str, steps: usize) -> TrainHumanArgs {
+    let csv = tmp(&format!("{name}.csv"));
+    Wrap::parse_from([
+        "x",
+        "--h1",
+        "32",
+        "--h2",
+        "16",
+        "--d",
+        "8",
+        "--batch-size",
+        "64",
+        "--epochs",
+        "50",
+        "--max-steps",
+        &steps.to_string(),
+        "--lr",
+        "0.01",
+        "--quiet",
+        "--csv",
+        csv.to_str().expect("utf-8 temp path"),
+    ])
+    .args
+}
+
+/// A toy net trained on the fixture, saved; returns the set, the model and the file.
+fn toy_net(name: &str) -> (PolicySet, PriorModel, PathBuf) {
+    let set = fixture_set();
+    let model = train(&toy_args(name, 30), &set, &PolicySet::default()).expect("toy training");
+    let path = tmp(&format!("{name}.safetensors"));
+    save(&model, &path).expect("save");
+    (set, model, path)
+}
+
+#[test]
+fn training_lowers_the_loss_and_the_net_round_trips_through_safetensors() {
+    let set = fixture_set();
+    let ids: Vec<usize> = (0..set.len()).collect();
+    let args = toy_args("lowers", 0);
+    let untrained = train(
+        &TrainHumanArgs {
+            max_steps: 1,
+            lr: 1e-9,
+            ..args.clone()
+        },
+        &set,
+        &PolicySet::default(),
+    )
+    .expect("one step");
+    let before = mean_loss(&untrained, &set, &ids, 256).expect("loss");
+    let (_, model, path) = toy_net("roundtrip");
+    let after = mean_loss(&model, &set, &ids, 256).expect("loss");
+    assert!(after < before - 0.3, "loss {before:.3} -> {after:.3}");
+
+    let map = candle_core::safetensors::load(&path, &candle_core::Device::Cpu).expect("load");
+    let reloaded = PriorModel::from_tensors(&map).expect("a prior net");
+    assert_eq!(reloaded.shape, model.shape);
+    let again = mean_loss(&reloaded, &set, &ids, 256).expect("loss");
+    assert!((again - after).abs() < 1e-9, "{after} vs {again}");
+    let csv = std::fs::read_to_string(tmp("roundtrip.csv")).expect("csv");
+    assert!(csv.starts_with("step,epoch,lr,train_loss,validation_loss\n"));
+    assert_eq!(csv.lines().count(), 2, "one point at the last step: {csv}");
+}
+
+#[test]
+fn plain_rust_forward_equals_candle() {
+    let (set, model, path) = toy_net("forward");
+    let net = PriorNet::load(&path).expect("load");
+    let ids: Vec<usize> = (0..set.len()).step_by(7).collect();
+    let batch = Batch::new(&set, &ids, &candle_core::Device::Cpu).expect("batch");
+    let logits = model
+        .logits(&batch)
+        .and_then(|l| l.to_vec2::<f32>())
+        .expect("candle logits");
+    let mut worst = 0f32;
+    for (r, &i) in ids.iter().enumerate() {
+        let q = PriorQuery {
+            mover_rating: set.mover_rating[i],
+            opponent_rating: set.opponent_rating[i],
+            time_bucket: set.time[i] as usize,
+        };
+        let fast = net.logits(
+            &net.position_vector(&net.hidden1(set.features(i)), &q),
+            set.move_rows(i),
+        );
+        for (k, f) in fast.iter().enumerate() {
+            worst = worst.max((f - logits[r][k]).abs() / (1.0 + f.abs()));
+        }
+    }
+    assert!(worst < 1e-4, "largest relative logit difference {worst}");
+}
+
+#[test]
+fn probabilities_cover_the_legal_moves_and_sum_to_one() {
+    let (_, _, path) = toy_net("legal");
+    let net = PriorNet::load(&path).expect("load");
+    let fens = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2P5/8/8/8/8/5k1p/K7 b - - 0 1",
+        "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+    ];
+    for fen in fens {
+        let board: Board = fen.parse().expect("fen");
+        for elo in [800, 1500, 2900] {
+            let q = PriorQuery {
+                mover_rating: elo,
+                opponent_rating: 1500,
+                time_bucket: 2,
+            };
+            let probs = net.probabilities(&board, &q);
+            let legal = rookery::chess::legal_moves(&board);
+            let moves: Vec<_> = probs.iter().map(|p| p.0).collect();
+            assert_eq!(moves, legal, "{fen}");
+            let sum: f32 = probs.iter().map(|p| p.1).sum();
+            assert!((sum - 1.0).abs() < 1e-5, "{fen}: sum {sum}");
+            assert!(probs.iter().all(|p| p.1 > 0.0 && p.1 < 1.0), "{fen}");
+        }
+    }
+    let mate: Board = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
+        .parse()
+        .expect("fen");
+    let q = PriorQuery {
+        mover_rating: 1500,
+        opponent_rating: 1500,
+        time_bucket: 2,
+    };
+    assert!(net.probabilities(&mate, &q).is_empty());
+    // The encodings the trainer and the engine share stay within their tables.
+    let board: Board = fens[1].parse().expect("fen");
+    let mut feats = Vec::new();
+    board_features(&board, &mut feats);
+    assert!(feats
+        .iter()
+        .all(|&f| (f as usize) < rookery::policy::shape::INPUTS));
+    for mv in rookery::chess::legal_moves(&board) {
+        let rows = move_rows(&board, mv);
+        assert!(rows
+            .iter()
+            .all(|&r| (r as usize) < rookery::policy::moves::MOVE_ROWS));
+    }
+}
+
+#[test]
+fn bad_net_files_are_refused_with_a_clear_error() {
+    let missing = PriorNet::load(Path::new("/nonexistent/prior.safetensors"))
+        .err()
+        .expect("missing file refused");
+    assert!(missing.contains("cannot read net"), "{missing}");
+    let garbage = PriorNet::from_bytes(b"not a net at all")
+        .err()
+        .expect("garbage refused");
+    assert!(garbage.contains("not a safetensors"), "{garbage}");
+    let dev = candle_core::Device::Cpu;
+    let one = std::collections::HashMap::from([(
+        "ft.weight".to_string(),
+        candle_core::Tensor::zeros((4, 4), candle_core::DType::F32, &dev).expect("tensor"),
+    )]);
+    let other = tmp("other.safetensors");
+    candle_core::safetensors::save(&one, &other).expect("save");
+    let err = PriorNet::load(&other).err().expect("value net refused");
+    assert!(err.contains("not a human prior net"), "{err}");
+    let (_, model, _) = toy_net("badshape");
+    let mut map = model.tensors().expect("tensors");
+    map.insert(
+        "moves.emb".into(),
+        candle_core::Tensor::zeros((10, 8), candle_core::DType::F32, &dev).expect("tensor"),
+    );
+    let bad = tmp("badshape-cut.safetensors");
+    candle_core::safetensors::save(&map, &bad).expect("save");
+    let err = PriorNet::load(&bad).err().expect("wrong shape refused");
+    assert!(
+        err.contains("moves.emb") && err.contains("expected"),
+        "{err}"
+    );
+}
+
+#[test]
+fn human_command_predicts_one_line_per_input_line_and_names_bad_lines() {
+    let (_, _, net) = toy_net("cli");
+    let input = tmp("predict.tsv");
+    std::fs::write(
+        &input,
+        "1100\t1200\trnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n\
+         2300\t2200\tr3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1\n\
+         1500\t1500\trnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3\n",
+    )
+    .expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(["human", "--net"])
+        .arg(&net)
+        .arg("--predict")
+        .arg(&input)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    for line in &lines[..2] {
+        let (mv, p) = line.split_once('\t').expect("two fields");
+        assert!((4..=5).contains(&mv.len()), "{line}");
+        let p: f32 = p.parse().expect("probability");
+        assert!(p > 0.0 && p <= 1.0, "{line}");
+    }
+    assert_eq!(lines[2], "0000\t0");
+
+    std::fs::write(&input, "1500\tabc\t8/8/8/8/8/8/8/K6k w - - 0 1\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(["human", "--net"])
+        .arg(&net)
+        .arg("--predict")
+        .arg(&input)
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("line 1") && err.contains("opponent elo"),
+        "{err}"
+    );
+
+    let out = Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(["human", "--elo", "1500", "--top", "3", "--net"])
+        .arg(&net)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert_eq!(text.lines().count(), 4, "header and three moves: {text}");
+    assert!(
+        text.lines().next().is_some_and(|h| h.contains("2300")),
+        "{text}"
+    );
+}
