@@ -2,9 +2,11 @@
 """Plot of move matching on real games (scripts/human_match.py): accuracy by rating band,
 one line per setting, with each point's 95 % Wilson interval as an error bar.
 
-Reads one run from the JSONL that human_match.py appends to (default
-docs/human/match.jsonl; the last line, or --run N counting from 0, negative from the end)
-and writes docs/human-match.png (or --out). Needs matplotlib (pip install matplotlib).
+Reads the JSONL that human_match.py appends to (default docs/human/match.jsonl) and
+writes docs/human-match.png (or --out). By default each setting is drawn from the latest
+run that measured it, among the runs on the same sample as the last one (same seed,
+positions per band and bands), so a setting run later (e.g. a new model) joins the table
+of the others; --run N draws line N alone (counting from 0, negative from the end). Needs matplotlib (pip install matplotlib).
 
 Usage: scripts/plot_human_match.py [--record docs/human/match.jsonl] [--run -1]
                                    [--out docs/human-match.png]
@@ -22,27 +24,58 @@ STYLE = {  # setting -> (marker, line style); colours come from matplotlib's cyc
 }
 
 
-def load_run(path, index):
+def load_runs(path):
     try:
         runs = [json.loads(line) for line in open(path) if line.strip()]
     except (OSError, json.JSONDecodeError) as e:
         raise SystemExit(f"{path}: {e}")
     if not runs:
         raise SystemExit(f"{path}: no run recorded")
-    try:
-        return runs[index]
-    except IndexError:
-        raise SystemExit(f"{path}: {len(runs)} runs, no run {index}")
+    return runs
+
+
+def sample_of(run):
+    return (run.get("seed"), run.get("positions_per_band"), tuple(b["band"] for b in run["bands"]))
+
+
+def merged(runs):
+    """The last run, with each setting it lacks taken from the latest earlier run on the
+    same sample that has it."""
+    last = runs[-1]
+    out = {k: v for k, v in last.items() if k != "bands"}
+    out["bands"] = [dict(b, results=dict(b["results"])) for b in last["bands"]]
+    out["settings"] = list(last["settings"])
+    for run in reversed(runs[:-1]):
+        if sample_of(run) != sample_of(last):
+            continue
+        for setting in run["settings"]:
+            if setting in out["settings"]:
+                continue
+            out["settings"].append(setting)
+            for mine, theirs in zip(out["bands"], run["bands"]):
+                if setting in theirs["results"]:
+                    mine["results"][setting] = theirs["results"][setting]
+    order = list(STYLE)
+    out["settings"].sort(key=lambda s: order.index(s) if s in order else len(order))
+    return out
 
 
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--record", default=os.path.join(ROOT, "docs/human/match.jsonl"))
-    p.add_argument("--run", type=int, default=-1, help="which line (default the last)")
+    p.add_argument("--run", type=int, default=None,
+                   help="draw line N alone (default: the latest result of each setting)")
     p.add_argument("--out", default=os.path.join(ROOT, "docs/human-match.png"))
     args = p.parse_args(argv)
-    run = load_run(args.record, args.run)
+    runs = load_runs(args.record)
+    if args.run is None:
+        run = merged(runs)
+    else:
+        try:
+            run = runs[args.run]
+        except IndexError:
+            raise SystemExit(f"{args.record}: {len(runs)} runs, no run {args.run}")
     try:
         import matplotlib
         matplotlib.use("Agg")
