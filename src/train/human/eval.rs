@@ -149,33 +149,37 @@ pub fn render(acc: &Accuracy) -> String {
             t3.render()
         ));
     }
-    out.push_str("\nMaia's diagonal: top-1 of each band's positions, conditioned on each rating\n\n| positions \\ conditioned on |");
-    for c in BANDS {
-        out.push_str(&format!(" {c} |"));
-    }
-    out.push_str("\n|---|");
-    out.push_str(&"---|".repeat(BANDS.len()));
-    out.push('\n');
-    for (b, centre) in BANDS.iter().enumerate() {
-        out.push_str(&format!("| {centre} |"));
-        for c in 0..BANDS.len() {
-            out.push_str(&format!(" {} |", acc.diagonal[b][c].render()));
-        }
-        out.push('\n');
-    }
-    out.push_str("\nPaired difference, own rating − column's rating, top-1 points [95 %]\n\n| positions \\ other rating |");
-    for c in BANDS {
-        out.push_str(&format!(" {c} |"));
-    }
-    out.push_str("\n|---|");
-    out.push_str(&"---|".repeat(BANDS.len()));
-    out.push('\n');
-    for (b, centre) in BANDS.iter().enumerate() {
-        out.push_str(&format!("| {centre} |"));
-        for c in 0..BANDS.len() {
+    out.push_str(&band_table(
+        "Maia's diagonal: top-1 of each band's positions, conditioned on each rating",
+        "positions \\ conditioned on",
+        |b, c| acc.diagonal[b][c].render(),
+    ));
+    out.push_str(&band_table(
+        "Paired difference, own rating − column's rating, top-1 points [95 %]",
+        "positions \\ other rating",
+        |b, c| {
             let (own, other) = acc.paired[b][c];
             let (d, lo, hi) = paired_difference(own, other, acc.diagonal[b][c].n);
-            out.push_str(&format!(" {d:+.2} [{lo:+.2}, {hi:+.2}] |"));
+            format!("{d:+.2} [{lo:+.2}, {hi:+.2}]")
+        },
+    ));
+    out
+}
+
+/// A markdown table with a row and a column per band, under `title`: cell (b, c) is
+/// `cell(b, c)`.
+fn band_table(title: &str, corner: &str, cell: impl Fn(usize, usize) -> String) -> String {
+    let mut out = format!("\n{title}\n\n| {corner} |");
+    for c in BANDS {
+        out.push_str(&format!(" {c} |"));
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"---|".repeat(BANDS.len()));
+    out.push('\n');
+    for (b, centre) in BANDS.iter().enumerate() {
+        out.push_str(&format!("| {centre} |"));
+        for c in 0..BANDS.len() {
+            out.push_str(&format!(" {} |", cell(b, c)));
         }
         out.push('\n');
     }
