@@ -6,6 +6,11 @@ embedded_net() {
   sed -n 's/^pub const DEFAULT_NET_NAME: &str = "\(.*\)";/\1/p' src/eval/mod.rs
 }
 
+# The name of the human prior compiled into the binary (src/policy/mod.rs).
+embedded_prior() {
+  sed -n 's/^pub const DEFAULT_PRIOR_NAME: &str = "\(.*\)";/\1/p' src/policy/mod.rs
+}
+
 # Sets VAL_ARGS to `--val-data FILE…`, the fixed validation set (the manifest's
 # data/validation/ files, which no net trains on), or to nothing when there is none.
 validation_args() {

@@ -3,6 +3,7 @@
 //! the asked rating and, side by side, for a few other ratings. Batch (`--predict`),
 //! for measurement scripts: each input line `<elo>\t<opponent elo>\t<FEN>` gives one
 //! output line `<uci move with the highest probability>\t<its probability>`, in order.
+//! The net is the embedded default prior unless `--net FILE` names another.
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -12,10 +13,7 @@ use cozy_chess::{Board, Move};
 
 use crate::chess::{move_to_uci, parse_fen};
 use crate::policy::shape::time_bucket;
-use crate::policy::{PriorNet, PriorQuery};
-
-/// The shipped prior, relative to the repository root.
-pub const DEFAULT_NET: &str = "nets/human-prior-v2.safetensors";
+use crate::policy::{default_prior, PriorNet, PriorQuery};
 
 #[derive(clap::Args, Debug)]
 pub struct HumanArgs {
@@ -31,9 +29,9 @@ pub struct HumanArgs {
     /// Time class: bullet, blitz, rapid, classical or unknown.
     #[arg(long, default_value = "blitz")]
     pub time_class: String,
-    /// Prior net (safetensors).
-    #[arg(long, default_value = DEFAULT_NET)]
-    pub net: PathBuf,
+    /// Prior net (safetensors) instead of the embedded one.
+    #[arg(long)]
+    pub net: Option<PathBuf>,
     /// Moves listed (most likely first).
     #[arg(long, default_value_t = 10)]
     pub top: usize,
@@ -54,13 +52,20 @@ pub fn run(args: &HumanArgs) -> Result<(), String> {
             args.time_class
         )
     })?;
-    let net = PriorNet::load(&args.net)?;
+    let loaded;
+    let net = match &args.net {
+        Some(path) => {
+            loaded = PriorNet::load(path)?;
+            &loaded
+        }
+        None => default_prior(),
+    };
     match &args.predict {
-        Some(file) => predict_file(&net, file, tb),
+        Some(file) => predict_file(net, file, tb),
         None => {
             let elo = args.elo.ok_or("--elo R is required (or --predict FILE)")?;
             let board = parse_fen(args.fen.as_deref().unwrap_or(crate::chess::STARTPOS_FEN))?;
-            print!("{}", table(&net, &board, elo, args, tb));
+            print!("{}", table(net, &board, elo, args, tb));
             Ok(())
         }
     }

@@ -2,10 +2,46 @@
 //! ([`moves`]), the shape and rating buckets of the rating-conditioned human prior
 //! ([`shape`]) and its plain-Rust forward pass ([`network`]) used by the engine and the
 //! measurement commands. Training (candle) lives in `src/train/human/`; both sides use
-//! the encodings here, so they cannot drift. Shared later with MCTS's policy net.
+//! the encodings here, so they cannot drift. Shared later with MCTS's policy net. This
+//! file also owns the embedded default prior, so the binary needs no file beside it.
 
 pub mod moves;
 pub mod network;
 pub mod shape;
 
+use once_cell::sync::Lazy;
+
 pub use network::{PriorNet, PriorQuery};
+
+/// Name of the embedded default human prior.
+pub const DEFAULT_PRIOR_NAME: &str = "human-prior-v2";
+/// The embedded default human prior (safetensors).
+pub static DEFAULT_PRIOR: &[u8] = include_bytes!("../../nets/human-prior-v2.safetensors");
+
+static PARSED: Lazy<PriorNet> = Lazy::new(|| {
+    PriorNet::from_bytes(DEFAULT_PRIOR)
+        .unwrap_or_else(|e| panic!("the embedded human prior {DEFAULT_PRIOR_NAME} is invalid: {e}"))
+});
+
+/// The embedded prior, parsed on first use (a few milliseconds) and shared after.
+pub fn default_prior() -> &'static PriorNet {
+    &PARSED
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_embedded_prior_parses_and_gives_the_start_position_a_distribution() {
+        let probs = super::default_prior().probabilities(
+            &cozy_chess::Board::default(),
+            &super::PriorQuery {
+                mover_rating: 1500,
+                opponent_rating: 1500,
+                time_bucket: 2,
+            },
+        );
+        assert_eq!(probs.len(), 20);
+        let sum: f32 = probs.iter().map(|p| p.1).sum();
+        assert!((sum - 1.0).abs() < 1e-4, "probabilities sum to {sum}");
+    }
+}

@@ -10,6 +10,8 @@ pub const RATING_MIN: u16 = 600;
 pub const RATING_STEP: u16 = 100;
 /// Rating buckets: 600–699, …, 2800 and up (23).
 pub const RATING_BUCKETS: usize = 23;
+/// The lowest rating of the top bucket: what the prior calls the strongest players.
+pub const TOP_RATING: u16 = RATING_MIN + (RATING_BUCKETS as u16 - 1) * RATING_STEP;
 /// Time-class buckets: unknown, bullet (ultrabullet included), blitz, rapid, classical
 /// and slower.
 pub const TIME_BUCKETS: usize = 5;

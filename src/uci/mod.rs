@@ -4,6 +4,7 @@
 
 pub mod command;
 pub mod genfens;
+pub mod human_line;
 pub mod options;
 mod set_option;
 
@@ -57,6 +58,7 @@ struct Settings {
     skill_level: i32,
     human_timing: bool,
     seed: u64,
+    show_human_moves: bool,
 }
 
 impl Settings {
@@ -82,6 +84,7 @@ impl Settings {
             skill_level: spin_default(Id::SkillLevel) as i32,
             human_timing: check_default(Id::HumanTiming),
             seed: spin_default(Id::Seed) as u64,
+            show_human_moves: check_default(Id::ShowHumanMoves),
         }
     }
 
@@ -342,6 +345,12 @@ impl Engine {
         if let Some(depth) = perft {
             crate::perft::report(&board, depth, true, self.settings.chess960);
             return;
+        }
+        if self.settings.show_human_moves {
+            let rating = human_line::rating(self.settings.limit_strength, self.settings.elo);
+            if let Some(text) = human_line::line(&board, rating, self.settings.chess960) {
+                info_string(&text);
+            }
         }
         for text in &searchmoves {
             match parse_uci_move(&board, text) {

@@ -25,6 +25,7 @@ pub enum OptionId {
     Elo,
     SkillLevel,
     HumanTiming,
+    ShowHumanMoves,
     Seed,
     SyzygyPath,
     SyzygyProbeDepth,
@@ -167,6 +168,17 @@ pub const OPTIONS: &[OptionDecl] = &[
         help: "Under a strength limit, on a clock: think like a person (quick when the move is \
                obvious, longer when it is hard, never more than the engine's normal time) \
                instead of answering at once.",
+    },
+    OptionDecl {
+        id: OptionId::ShowHumanMoves,
+        name: "Show Human Moves",
+        kind: Kind::Check { default: false },
+        help: "Before each search, `info string human R: <move> <p>% …`: the five moves a \
+               person rated R is most likely to play here, from the embedded human prior \
+               (docs/human.md; blitz, opponent rated the same). R is `UCI_Elo`, read as a \
+               Lichess rating, under `UCI_LimitStrength`, else 2800 (the prior's top \
+               rating bucket). Nothing for a finished game; the forward pass takes \
+               microseconds.",
     },
     OptionDecl {
         id: OptionId::Seed,

@@ -53,6 +53,13 @@ impl Engine {
                 }
             }
             OptionId::HumanTiming => self.settings.human_timing = value.bool(),
+            OptionId::ShowHumanMoves => {
+                self.settings.show_human_moves = value.bool();
+                if value.bool() {
+                    // Parse the embedded prior now, not on the first `go`'s clock.
+                    crate::policy::default_prior();
+                }
+            }
             OptionId::Seed => {
                 self.settings.seed = value.int() as u64;
                 self.new_game_seed();
