@@ -53,7 +53,9 @@ fn main() {
         .first()
         .is_some_and(|a| rookery::uci::is_command_list(a))
     {
-        rookery::uci::run_with_commands(&args);
+        if !rookery::uci::run_with_commands(&args) {
+            std::process::exit(1);
+        }
         return;
     }
     let cli = Cli::parse();

@@ -15,6 +15,17 @@ fn run_args(args: &[&str]) -> Output {
         .expect("run rookery")
 }
 
+/// The output of a run that reported an error: it must end with exit status 1 (so that
+/// OpenBench's client stops at once) and without a panic.
+fn failed_stdout_of(output: &Output) -> String {
+    assert_eq!(output.status.code(), Some(1), "expected exit status 1");
+    assert!(
+        !String::from_utf8_lossy(&output.stderr).contains("panicked"),
+        "rookery panicked"
+    );
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
+}
+
 fn stdout_of(output: &Output) -> String {
     assert!(
         output.status.success(),
@@ -118,7 +129,7 @@ fn pgn_books_give_the_final_positions_of_their_games() {
     let fens = genfens(6, 5, book.to_str().expect("UTF-8 path"));
     let bad = dir.join("bad.pgn");
     std::fs::write(&bad, "[Event \"?\"]\n\n1. e4 e5 2. Qxf7 *\n").expect("write book");
-    let bad_output = stdout_of(&run_args(&[
+    let bad_output = failed_stdout_of(&run_args(&[
         &format!("genfens 2 seed 1 book {}", bad.display()),
         "quit",
     ]));
@@ -143,14 +154,10 @@ fn pgn_books_give_the_final_positions_of_their_games() {
 #[test]
 fn a_missing_book_is_a_clear_error_not_a_panic() {
     let output = run_args(&["genfens 4 seed 1 book /nonexistent/book.epd", "quit"]);
-    let stdout = stdout_of(&output);
+    let stdout = failed_stdout_of(&output);
     assert!(fens_of(&stdout).is_empty(), "{stdout}");
     assert!(
         stdout.contains("info string error: genfens: cannot read book '/nonexistent/book.epd'"),
         "{stdout}"
-    );
-    assert!(
-        !String::from_utf8_lossy(&output.stderr).contains("panicked"),
-        "rookery panicked"
     );
 }

@@ -9,7 +9,7 @@ pub mod options;
 mod set_option;
 
 use std::io::{BufRead, Write};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -37,7 +37,12 @@ pub fn info_string(text: &str) {
     send(&format!("info string {text}"));
 }
 
+/// Set by every reported error, so that a command line of UCI lines (OpenBench's
+/// `rookery "genfens …" quit`) can end with a failing exit status.
+static ERROR_REPORTED: AtomicBool = AtomicBool::new(false);
+
 fn error(text: &str) {
+    ERROR_REPORTED.store(true, Ordering::Relaxed);
     info_string(&format!("error: {text}"));
 }
 
@@ -575,20 +580,21 @@ pub fn is_command_list(first_arg: &str) -> bool {
 
 /// Runs each argument as one UCI line, as OpenBench calls engines
 /// (`rookery "genfens 8 seed 1 book None" quit`), then reads stdin unless one of them
-/// was `quit`.
-pub fn run_with_commands(commands: &[String]) {
+/// was `quit`. False when any line reported an error (the caller exits with status 1).
+pub fn run_with_commands(commands: &[String]) -> bool {
     let mut engine = Engine::new();
     for line in commands {
         match line.trim().parse::<Command>() {
             Ok(cmd) => {
                 if !engine.handle(cmd) {
-                    return;
+                    return !ERROR_REPORTED.load(Ordering::Relaxed);
                 }
             }
             Err(e) => error(&e),
         }
     }
     read_stdin(engine);
+    !ERROR_REPORTED.load(Ordering::Relaxed)
 }
 
 /// Runs the UCI loop on stdin/stdout until `quit` or end of input.
