@@ -235,13 +235,7 @@ fn human_command_predicts_one_line_per_input_line_and_names_bad_lines() {
          1500\t1500\trnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3\n",
     )
     .expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(["human", "--net"])
-        .arg(&net)
-        .arg("--predict")
-        .arg(&input)
-        .output()
-        .expect("runs");
+    let out = predict(&net, &input);
     assert!(
         out.status.success(),
         "{}",
@@ -259,13 +253,7 @@ fn human_command_predicts_one_line_per_input_line_and_names_bad_lines() {
     assert_eq!(lines[2], "0000\t0");
 
     std::fs::write(&input, "1500\tabc\t8/8/8/8/8/8/8/K6k w - - 0 1\n").expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_rookery"))
-        .args(["human", "--net"])
-        .arg(&net)
-        .arg("--predict")
-        .arg(&input)
-        .output()
-        .expect("runs");
+    let out = predict(&net, &input);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -289,4 +277,15 @@ fn human_command_predicts_one_line_per_input_line_and_names_bad_lines() {
         text.lines().next().is_some_and(|h| h.contains("2300")),
         "{text}"
     );
+}
+
+/// `rookery human --net NET --predict INPUT`.
+fn predict(net: &std::path::Path, input: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_rookery"))
+        .args(["human", "--net"])
+        .arg(net)
+        .arg("--predict")
+        .arg(input)
+        .output()
+        .expect("runs")
 }
