@@ -22,12 +22,12 @@ pub enum BookCommand {
 
 #[derive(clap::Args, Debug)]
 pub struct BuildArgs {
-    /// Opening TSV files or directories of them (eco<TAB>name<TAB>pgn). The default is
-    /// outside the repository (optional source data; see docs/book.md).
+    /// Opening TSV files or directories of them (eco<TAB>name<TAB>pgn). The default is the
+    /// committed source data (see docs/book.md).
     #[arg(long, num_args = 1.., default_value = DEFAULT_OPENINGS_SOURCE)]
     pub openings: Vec<PathBuf>,
-    /// Game CSV files (Lichess/Kaggle columns incl. id, rated, winner, ratings, moves). The
-    /// default is outside the repository (optional source data; see docs/book.md).
+    /// Game CSV files, plain or .gz (Lichess/Kaggle columns incl. id, rated, winner,
+    /// ratings, moves). The default is the committed source data (see docs/book.md).
     #[arg(long, num_args = 1.., default_value = DEFAULT_GAMES_SOURCE)]
     pub games: Vec<PathBuf>,
     /// Use no games, only the theory lines.

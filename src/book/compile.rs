@@ -25,11 +25,11 @@ use std::path::{Path, PathBuf};
 /// How many error messages a summary keeps verbatim.
 const MAX_ERROR_SAMPLES: usize = 10;
 
-/// Default theory lines: lichess-org/chess-openings' TSV files, kept outside the
-/// repository (an optional input: only rebuilding the committed book needs it).
-pub const DEFAULT_OPENINGS_SOURCE: &str = "../shared/data/lichess-openings";
-/// Default games: a Lichess games CSV, kept outside the repository like the openings.
-pub const DEFAULT_GAMES_SOURCE: &str = "../shared/data/lichess-games/games.csv";
+/// Default theory lines: lichess-org/chess-openings' TSV files (CC0), committed with the
+/// book so that a clone rebuilds it (book/sources/SOURCE.md).
+pub const DEFAULT_OPENINGS_SOURCE: &str = "book/sources/lichess-openings";
+/// Default games: the Kaggle Lichess games CSV (CC0), gzip'd beside the openings.
+pub const DEFAULT_GAMES_SOURCE: &str = "book/sources/lichess-games.csv.gz";
 
 /// Inputs, outputs and weighting parameters of the compiler.
 #[derive(Clone, Debug)]
@@ -448,8 +448,19 @@ pub fn compile_texts(
     Ok(c.finish())
 }
 
+/// A text file, gunzipped when its name ends in `.gz`.
 fn read_text(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))
+    let err = |e: std::io::Error| format!("cannot read '{}': {e}", path.display());
+    let bytes = std::fs::read(path).map_err(err)?;
+    let bytes = if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut out)
+            .map_err(err)?;
+        out
+    } else {
+        bytes
+    };
+    String::from_utf8(bytes).map_err(|e| format!("'{}' is not UTF-8: {e}", path.display()))
 }
 
 /// Expands directories to their `*.tsv` files (sorted by name).
@@ -489,8 +500,8 @@ pub fn build_book(opts: &BuildOptions) -> Result<BuildSummary, String> {
     {
         return Err(format!(
             "book source not found: '{}'. The book's source data (Lichess opening lines and \
-             games) is not part of the repository; see docs/book.md for where to get it, then \
-             pass --openings DIR|FILE and --games FILE (or --no-games)",
+             games) is in book/sources/ (run from the repository root); see docs/book.md, \
+             or pass --openings DIR|FILE and --games FILE (or --no-games)",
             missing.display()
         ));
     }
