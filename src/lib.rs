@@ -1,6 +1,7 @@
 //! Rookery: a UCI chess engine with an incrementally updated neural evaluation.
 //!
 //! Layers, lowest first (each uses only the ones above it in this list):
+//! - `files`: listing a folder's inputs.
 //! - `chess`: board helpers on top of cozy-chess (move notation, positions with history).
 //! - `eval`: static evaluation behind one interface (`Evaluator`).
 //! - `policy`: move-policy networks over legal moves (the rating-conditioned human prior).
@@ -16,6 +17,7 @@ pub mod book;
 pub mod chess;
 pub mod data;
 pub mod eval;
+pub mod files;
 pub mod human;
 pub mod perft;
 pub mod policy;

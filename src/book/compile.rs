@@ -468,17 +468,7 @@ fn opening_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            let dir =
-                std::fs::read_dir(p).map_err(|e| format!("cannot list '{}': {e}", p.display()))?;
-            let mut files: Vec<PathBuf> = dir
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.extension().is_some_and(|x| x == "tsv"))
-                .collect();
-            files.sort();
-            if files.is_empty() {
-                return Err(format!("no .tsv files in '{}'", p.display()));
-            }
-            out.extend(files);
+            out.extend(crate::files::with_extension(p, "tsv")?);
         } else {
             out.push(p.clone());
         }

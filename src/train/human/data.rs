@@ -5,7 +5,7 @@
 //! rating scale is used (scales are never pooled); positions with a single legal move
 //! teach nothing and are left out.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use cozy_chess::Board;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -105,19 +105,9 @@ pub fn read_games(files: &[PathBuf]) -> Result<Vec<HumanGame>, String> {
 }
 
 fn default_files() -> Result<Vec<PathBuf>, String> {
-    let dir = PathBuf::from("data/human");
-    let entries = std::fs::read_dir(&dir).map_err(|e| {
-        format!("no .rkh files given and cannot read {}: {e} (run from the repository root or name the files)", dir.display())
-    })?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "rkh"))
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        return Err(format!("no .rkh files in {}", dir.display()));
-    }
-    Ok(files)
+    crate::files::with_extension(Path::new("data/human"), "rkh").map_err(|e| {
+        format!("no .rkh files given, and {e} (run from the repository root or name the files)")
+    })
 }
 
 /// Prepares the train and validation sets from `games` (Lichess scale only). `keep` in
