@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks every file listed in data/manifest.tsv and data/human/manifest.tsv: present, of
+"""Checks every file listed in data/manifest.tsv, data/human/manifest.tsv and
+data/human/labels/manifest.tsv: present, of
 the recorded size and sha256; and every data file under data/ (.vf self-play chunks, .rkh
 human games) is listed (a chunk left unrecorded, e.g. by a killed datagen round, would
 otherwise go unchecked and untrained). (The structure of each file — whole games, legal moves — is
@@ -17,6 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MANIFESTS = [
     os.path.join(ROOT, "data", "manifest.tsv"),
     os.path.join(ROOT, "data", "human", "manifest.tsv"),
+    os.path.join(ROOT, "data", "human", "labels", "manifest.tsv"),
 ]
 
 
@@ -55,7 +57,7 @@ def unlisted(listed: set) -> int:
     for dirpath, _, files in os.walk(os.path.join(ROOT, "data")):
         for name in sorted(files):
             rel = os.path.relpath(os.path.join(dirpath, name), ROOT).replace(os.sep, "/")
-            if name.endswith((".vf", ".rkh")) and rel not in listed:
+            if name.endswith((".vf", ".rkh", ".tsv.gz")) and rel not in listed:
                 print("UNLISTED %s: in no manifest (scripts/manifest.sh records self-play "
                       "chunks; data/human/README.md says how human files are recorded)" % rel)
                 bad += 1

@@ -40,6 +40,8 @@ enum Command {
     HumanData(rookery::data::human::HumanDataCommand),
     /// Train the rating-conditioned human prior (docs/human.md).
     TrainHuman(rookery::train::human::TrainHumanArgs),
+    /// Train the human model's combiner on labelled positions (docs/human.md).
+    TrainCombiner(rookery::train::human::combiner::TrainCombinerArgs),
     /// Moves a player of a given rating would play (the human prior), or `--predict FILE`.
     Human(rookery::human::HumanArgs),
     /// Probe Syzygy tables for FENs read from stdin ("wdl dtz best-move" per line).
@@ -76,6 +78,7 @@ fn main() {
         Some(Command::Data(cmd)) => rookery::data::run(cmd),
         Some(Command::HumanData(cmd)) => rookery::data::human::run(cmd),
         Some(Command::TrainHuman(args)) => rookery::train::human::run(args),
+        Some(Command::TrainCombiner(args)) => rookery::train::human::combiner::run(args),
         Some(Command::Human(args)) => rookery::human::run(&args),
         Some(Command::Tb(args)) => rookery::tablebase::run_cli(&args),
     };

@@ -272,9 +272,13 @@ fn human_command_predicts_one_line_per_input_line_and_names_bad_lines() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).expect("utf-8");
-    assert_eq!(text.lines().count(), 4, "header and three moves: {text}");
+    assert_eq!(
+        text.lines().count(),
+        5,
+        "title, header and three moves: {text}"
+    );
     assert!(
-        text.lines().next().is_some_and(|h| h.contains("2300")),
+        text.lines().nth(1).is_some_and(|h| h.contains("2300")),
         "{text}"
     );
 }

@@ -3,6 +3,7 @@
 //! only, and reports move-matching ([`eval`]). AdamW with a cosine learning rate, a
 //! loss CSV, the net saved as safetensors. `--evaluate NET` only measures a net.
 
+pub mod combiner;
 pub mod data;
 pub mod eval;
 pub mod model;
