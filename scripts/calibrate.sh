@@ -5,7 +5,8 @@
 # Levels below 1350 (Stockfish's floor) play Rookery's own level REF_BELOW instead, which
 # must be calibrated first; its measured rating is taken from the same results file.
 #
-#   scripts/calibrate.sh [LEVELS...]          (default: 1350 1600 1900)
+#   scripts/calibrate.sh [LEVELS...]   (default: 1350 1600 1900 2200 2450 1100 800;
+#                                      the levels under 1350 need 1350's result first)
 #
 # Environment (defaults in brackets):
 #   BIN          Rookery binary [target/release/rookery, built if missing]
@@ -15,6 +16,11 @@
 #   RESULTS      appended JSON lines [docs/calibration/results.jsonl]
 #   REF_BELOW    Rookery level that anchors levels under 1350 [1350]
 #   EXTRA        extra match.py arguments
+#
+# Levels up to 1900 are human levels (src/human/levels.rs): each result line also
+# records the model rating the level asked the human model about (from the engine's
+# announcement), so that scripts/calibration_table.py --fit can fit the line that maps a
+# model rating to measured strength (FIT_INTERCEPT, FIT_SLOPE in src/human/levels.rs).
 #
 # Human Timing is off during calibration (it changes how long a move takes, not which
 # move is chosen; off, games go at the opponent's pace). Each level takes ~10 minutes at
@@ -30,7 +36,7 @@ RESULTS=${RESULTS:-docs/calibration/results.jsonl}
 REF_BELOW=${REF_BELOW:-1350}
 EXTRA=${EXTRA:-}
 LEVELS=("$@")
-[[ ${#LEVELS[@]} -eq 0 ]] && LEVELS=(1350 1600 1900)
+[[ ${#LEVELS[@]} -eq 0 ]] && LEVELS=(1350 1600 1900 2200 2450 1100 800)
 [[ -x $BIN ]] || cargo build --release --quiet
 mkdir -p "$(dirname "$RESULTS")"
 sha=$(sha256sum "$BIN" | cut -c1-8)
@@ -49,13 +55,18 @@ for level in "${LEVELS[@]}"; do
   python3 scripts/match.py "$me" "$opponent" --games "$GAMES" --tc "$TC" \
     -c "$CONCURRENCY" --option1 "Human Timing=false" --option1 "Seed=0" \
     --event "calibration $sha" --results "$RESULTS" --fail-on-errors first $EXTRA
+  # The model rating of a human level, as the engine announces it (empty otherwise).
+  model_rating=$(printf 'setoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value %s\nquit\n' "$level" \
+    | "$BIN" | sed -n 's/.*human model at rating \([0-9]*\).*/\1/p' | tail -1)
   # Tag the line with the binary and commit: the table uses each level's latest binary.
-  python3 - "$RESULTS" "$sha" "$(git rev-parse --short HEAD)" <<'PY'
+  python3 - "$RESULTS" "$sha" "$(git rev-parse --short HEAD)" "$model_rating" <<'PY'
 import json, sys
-path, sha, commit = sys.argv[1:]
+path, sha, commit, model_rating = sys.argv[1:]
 lines = open(path).read().splitlines()
 row = json.loads(lines[-1])
 row.update(binary=sha, commit=commit)
+if model_rating:
+    row["model_rating"] = int(model_rating)
 lines[-1] = json.dumps(row)
 open(path, "w").write("\n".join(lines) + "\n")
 PY

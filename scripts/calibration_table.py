@@ -8,6 +8,11 @@ docs/calibration.png (nominal vs measured, with error bars) when matplotlib is p
 
   scripts/calibration_table.py [--results docs/calibration/results.jsonl] [--plot FILE]
   scripts/calibration_table.py --measured 1350    # just that level's measured rating
+  scripts/calibration_table.py --fit              # the human levels' mapping, fitted
+
+--fit: for the human levels (rows that record the `model_rating` the level used), the
+weighted least-squares line measured = intercept + slope x model rating (weights 1/err^2),
+printed as the constants of src/human/levels.rs (FIT_INTERCEPT, FIT_SLOPE).
 """
 import argparse
 import json
@@ -49,7 +54,8 @@ def levels(rows):
             continue
         a = out.setdefault(level, {"opponent": r["engine2"], "rating": float(r["rating2"]),
                                    "games": 0, "points": 0.0, "w": 0, "d": 0, "l": 0,
-                                   "err2": 0.0, "tc": r["tc"], "commit": r.get("commit", "?")})
+                                   "err2": 0.0, "tc": r["tc"], "commit": r.get("commit", "?"),
+                                   "model_rating": r.get("model_rating")})
         a["games"] += r["games"]
         a["points"] += r["points"]
         a["w"] += r["wins"]
@@ -72,23 +78,56 @@ def levels(rows):
     return out
 
 
+def fit(table):
+    """(intercept, slope, points) of measured = intercept + slope * model rating over the
+    human levels with a finite measurement; None with fewer than two distinct ratings."""
+    pts = [(a["model_rating"], a["measured"], a["err"]) for a in table.values()
+           if a.get("model_rating") and a["measured"] == a["measured"] and a["err"] > 0]
+    if len({p[0] for p in pts}) < 2:
+        return None
+    w = [1 / e ** 2 for _, _, e in pts]
+    sw = sum(w)
+    mx = sum(wi * x for wi, (x, _, _) in zip(w, pts)) / sw
+    my = sum(wi * y for wi, (_, y, _) in zip(w, pts)) / sw
+    sxx = sum(wi * (x - mx) ** 2 for wi, (x, _, _) in zip(w, pts))
+    sxy = sum(wi * (x - mx) * (y - my) for wi, (x, y, _) in zip(w, pts))
+    slope = sxy / sxx
+    return my - slope * mx, slope, pts
+
+
+def print_fit(table):
+    result = fit(table)
+    if result is None:
+        sys.exit("need human levels measured at two or more model ratings")
+    intercept, slope, pts = result
+    for x, y, e in sorted(pts):
+        print(f"model rating {x}: measured {y:.0f} ± {e:.0f}, line {intercept + slope * x:.0f}")
+    print(f"pub const FIT_INTERCEPT: f64 = {intercept:.1f};")
+    print(f"pub const FIT_SLOPE: f64 = {slope:.4f};")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default=os.path.join(ROOT, "docs", "calibration", "results.jsonl"))
     ap.add_argument("--plot", default=os.path.join(ROOT, "docs", "calibration.png"))
     ap.add_argument("--measured", type=int, help="print only this level's measured rating")
+    ap.add_argument("--fit", action="store_true", help="fit the human levels' mapping")
     args = ap.parse_args()
     table = levels(load(args.results))
+    if args.fit:
+        print_fit(table)
+        return
     if args.measured is not None:
         if args.measured not in table:
             sys.exit(f"level {args.measured} is not calibrated in {args.results}")
         print(round(table[args.measured]["measured"]))
         return
-    print("| nominal | build | opponent | games | W-D-L | score | measured Elo (95 %) | off by |")
-    print("| ---: | --- | --- | ---: | --- | ---: | --- | ---: |")
+    print("| nominal | model rating | build | opponent | games | W-D-L | score | measured Elo (95 %) | off by |")
+    print("| ---: | ---: | --- | --- | ---: | --- | ---: | --- | ---: |")
     for level in sorted(table):
         a = table[level]
-        print(f"| {level} | {a['commit']} | {a['opponent']} ({a['rating']:.0f}) | {a['games']} | "
+        model = a.get("model_rating") or "–"
+        print(f"| {level} | {model} | {a['commit']} | {a['opponent']} ({a['rating']:.0f}) | {a['games']} | "
               f"{a['w']}-{a['d']}-{a['l']} | {100 * a['score']:.1f} % | "
               f"{a['measured']:.0f} ± {a['err']:.0f} | {a['measured'] - level:+.0f} |")
     try:

@@ -12,16 +12,17 @@ A band with fewer eligible positions uses them all and says so; a band with none
 dropped with a message.
 
 Settings (--settings, comma-separated; each is a column):
-  model      the human-prior net's most likely move: `rookery human --predict FILE`, whose
+  model      the human model's most likely move (the prior net, Rookery's search of every
+             move at depths 1, 3 and 5, and the combiner net): `rookery human --predict FILE`, whose
              input lines are `<elo>\\t<opponent elo>\\t<FEN>` and whose output lines are
              `<uci move>\\t<probability>` in the same order (skipped with a message when
              the binary has no such command); <elo> is the band centre, as the levels get
              it (--model-elo mover: the mover's own rating), <opponent elo> the game's
-  levels     today's UCI_LimitStrength + UCI_Elo = band centre, as a GUI plays them:
+  prior      the prior net alone: the same with `--prior-only` (no search)
+  levels     the UCI_LimitStrength + UCI_Elo = band centre levels, as a GUI plays them:
              `position fen` + `go` on a --clock (default 3+2 blitz, both sides' clocks
              full), Human Timing off, Seed --seed, a new game per position; the centre is
-             clamped to the option's range (its minimum is 1000, so the 800 band plays at
-             1000; the record keeps the Elo actually set)
+             clamped to the option's range (600..3000; the record keeps the Elo set)
   full       full-strength Rookery, `go nodes --nodes` (default 5000)
   depth1     Rookery `go depth 1`
   sf-depth1  Stockfish `go depth 1` (--stockfish, default /usr/games/stockfish)
@@ -59,10 +60,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 Z95 = 1.959963984540054
-ALL_SETTINGS = ["model", "levels", "full", "depth1", "sf-depth1", "sf-elo"]
+ALL_SETTINGS = ["model", "prior", "levels", "full", "depth1", "sf-depth1", "sf-elo"]
 DEFAULT_SETTINGS = ALL_SETTINGS
 DEFAULT_BANDS = [800, 1100, 1500, 1900, 2300]
-ROOKERY_ELO_RANGE = (1000, 3000)  # src/search/strength.rs MIN_ELO, MAX_ELO
+ROOKERY_ELO_RANGE = (600, 3000)  # src/human/levels.rs HUMAN_MIN_ELO, src/search/strength.rs MAX_ELO
 STOCKFISH_ELO_RANGE = (1350, 2850)  # Stockfish 15.1's UCI_Elo option
 
 
@@ -435,11 +436,11 @@ def main(argv):
     for name in args.settings:
         jobs = [(b, s) for b in bands for s in chosen[b][:args.caps.get((name, b))]]
         try:
-            if name == "model":
+            if name in ("model", "prior"):
                 if not model_available(args.binary):
                     raise Skip(f"{args.binary} has no `human --predict` command yet")
-                picks = model_picks(args.binary, jobs, args.model_args.split(),
-                                    args.model_elo == "mover")
+                extra = args.model_args.split() + (["--prior-only"] if name == "prior" else [])
+                picks = model_picks(args.binary, jobs, extra, args.model_elo == "mover")
             else:
                 setting = make_uci_setting(name, args)
                 progress = Progress(len(jobs), name)

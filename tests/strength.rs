@@ -37,7 +37,9 @@ fn low_levels_vary_with_the_seed_and_full_strength_does_not() {
         ));
         full.insert(first_move(&[("Seed", &seed)], "go depth 7"));
     }
-    assert!(low.len() >= 3, "1000 Elo always plays one of {low:?}");
+    // 1000 is a human level: at the start it draws among the first moves people of that
+    // level play (sharpened towards the likeliest, so mostly 1. e4 and 1. d4).
+    assert!(low.len() >= 2, "1000 Elo always plays one of {low:?}");
     assert_eq!(full.len(), 1, "full strength varies: {full:?}");
 }
 
@@ -82,12 +84,12 @@ fn bad_levels_are_refused_and_the_previous_level_stays() {
         lines.iter().any(|l| l.contains("playing at full strength")),
         "{lines:?}"
     );
-    e.send("setoption name UCI_Elo value 1400");
+    // A node-limited level (above the human levels): its node budget caps the search.
+    e.send("setoption name UCI_Elo value 2000");
     e.send("position startpos");
     let (info, best) = e.go("go nodes 100000", Duration::from_secs(20));
     assert!(!bestmove_of(&best).is_empty());
-    // The level's node budget caps the search.
-    let budget = rookery::search::strength::Strength::from_elo(1400)
+    let budget = rookery::search::strength::Strength::from_elo(2000)
         .unwrap()
         .nodes();
     let nodes: u64 = info
@@ -101,7 +103,7 @@ fn bad_levels_are_refused_and_the_previous_level_stays() {
         .expect("info lines with nodes");
     assert!(
         nodes <= budget + 64,
-        "searched {nodes} nodes at 1400 Elo (budget {budget})"
+        "searched {nodes} nodes at 2000 Elo (budget {budget})"
     );
 }
 

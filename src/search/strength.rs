@@ -1,7 +1,7 @@
-//! Playing below full strength (`UCI_LimitStrength` + `UCI_Elo`, or `Skill Level`), by
-//! the means a weaker player has: a smaller search, a choice among the moves that look
-//! nearly best (more adventurous the lower the rating), more mistakes in hard positions
-//! and in time trouble, and thinking time spread like a person's.
+//! Playing a little below full strength (`UCI_LimitStrength` + `UCI_Elo` above the
+//! human levels of `human::levels`, up to full strength): a smaller search, a choice
+//! among the moves that look nearly best, more mistakes in hard positions and in time
+//! trouble, and thinking time spread like a person's (which the human levels use too).
 //!
 //! The rating scale is Stockfish 15.1's `UCI_Elo` at 10+0.1, the scale of the ladder in
 //! docs/strength.md; `scripts/calibrate.sh` measures each level against it.
@@ -11,11 +11,11 @@ use rand::{Rng, SeedableRng};
 
 use super::{DECISIVE, MATE_BOUND};
 
-/// The lowest level offered.
+/// The bottom of this curve (its slopes and temperature were calibrated from here up).
 pub const MIN_ELO: i32 = 1000;
-/// The top of the level range: a limit at or above it plays at full strength (the
-/// ladder in docs/strength.md measures what full strength is).
-pub const FULL_STRENGTH_ELO: i32 = 2100;
+/// A limit at or above it plays at full strength: the ladder in docs/strength.md
+/// measures full strength at 2580 ± 51 on this scale.
+pub const FULL_STRENGTH_ELO: i32 = 2600;
 /// Where the two slopes of the level curve meet (Stockfish's lowest `UCI_Elo`, below
 /// which levels are calibrated against Rookery's own), and its node budget.
 const ANCHOR_ELO: i32 = 1350;
@@ -51,8 +51,6 @@ const TIME_TROUBLE_MS: u64 = 5_000;
 const THINK_SHARE_EASY: f64 = 0.45;
 const THINK_SHARE_HARD: f64 = 0.9;
 const THINK_SPREAD: f64 = 0.45;
-/// `Skill Level` runs from 0 ([`MIN_ELO`]) to this (full strength).
-const MAX_SKILL_LEVEL: i32 = 20;
 /// The highest `UCI_Elo` accepted (values above full strength play at full strength).
 pub const MAX_ELO: i32 = 3000;
 
@@ -85,12 +83,6 @@ impl Strength {
         (elo < FULL_STRENGTH_ELO).then_some(Strength {
             elo: elo.max(MIN_ELO),
         })
-    }
-
-    /// `Skill Level` 0–20 on the same scale: 0 is [`MIN_ELO`], 20 full strength.
-    pub fn from_skill(level: i32) -> Option<Strength> {
-        let level = level.clamp(0, MAX_SKILL_LEVEL);
-        Strength::from_elo(MIN_ELO + level * (FULL_STRENGTH_ELO - MIN_ELO) / MAX_SKILL_LEVEL)
     }
 
     /// Position within the range: 0 at MIN_ELO, 1 at full strength.
@@ -233,9 +225,6 @@ mod tests {
         assert_eq!(Strength::from_elo(FULL_STRENGTH_ELO), None);
         assert_eq!(Strength::from_elo(2850), None);
         assert_eq!(Strength::from_elo(500).unwrap().elo, MIN_ELO);
-        assert_eq!(Strength::from_skill(20), None);
-        assert_eq!(Strength::from_skill(0).unwrap().elo, MIN_ELO);
-        assert!(Strength::from_skill(10).unwrap().elo > Strength::from_skill(9).unwrap().elo);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 pub mod command;
 pub mod genfens;
 pub mod human_line;
+mod human_play;
 pub mod options;
 mod set_option;
 
@@ -17,7 +18,8 @@ use cozy_chess::{Board, Move};
 
 use crate::book::{default_book, default_names, Book};
 use crate::chess::{move_to_uci, parse_uci_move, Position, STARTPOS_FEN};
-use crate::search::strength::{Candidate, Situation, Strength};
+use crate::human::levels::{HumanLevel, HUMAN_MIN_ELO};
+use crate::search::strength::{Candidate, Situation, Strength, FULL_STRENGTH_ELO};
 use crate::search::{
     score_to_uci, Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchOptions,
     SearchResult, Searcher, TablebaseOptions, TimeManager, DECISIVE,
@@ -93,14 +95,43 @@ impl Settings {
         }
     }
 
-    /// The strength limit in force: `UCI_Elo` under `UCI_LimitStrength`, else `Skill Level`.
-    fn strength(&self) -> Option<Strength> {
-        if self.limit_strength {
-            Strength::from_elo(self.elo)
+    /// The level in force: `UCI_Elo` under `UCI_LimitStrength`, else `Skill Level`
+    /// (0 is the lowest `UCI_Elo`, 20 full strength, evenly between).
+    fn level(&self) -> Level {
+        let elo = if self.limit_strength {
+            self.elo
         } else {
-            Strength::from_skill(self.skill_level)
+            let skill = self.skill_level.clamp(0, MAX_SKILL_LEVEL);
+            HUMAN_MIN_ELO + skill * (FULL_STRENGTH_ELO - HUMAN_MIN_ELO) / MAX_SKILL_LEVEL
+        };
+        if let Some(h) = HumanLevel::from_elo(elo) {
+            Level::Human(h)
+        } else if let Some(s) = Strength::from_elo(elo) {
+            Level::Limited(s)
+        } else {
+            Level::Full
         }
     }
+
+    /// The node-limited level in force, if that is the kind.
+    fn strength(&self) -> Option<Strength> {
+        match self.level() {
+            Level::Limited(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// `Skill Level` runs from 0 (the lowest `UCI_Elo`) to this (full strength).
+const MAX_SKILL_LEVEL: i32 = 20;
+
+/// How the engine plays: at full strength, at a human level (the human model), or at a
+/// node-limited level between the human range and full strength.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Level {
+    Full,
+    Human(HumanLevel),
+    Limited(Strength),
 }
 
 /// Prints `info` lines for the GUI.
@@ -351,7 +382,8 @@ impl Engine {
             crate::perft::report(&board, depth, true, self.settings.chess960);
             return;
         }
-        if self.settings.show_human_moves {
+        let human_level = matches!(self.settings.level(), Level::Human(_));
+        if self.settings.show_human_moves && !human_level {
             let rating = human_line::rating(self.settings.limit_strength, self.settings.elo);
             if let Some(text) = human_line::line(&board, rating, self.settings.chess960) {
                 info_string(&text);
@@ -401,6 +433,31 @@ impl Engine {
             .store(limits.ponder, Ordering::SeqCst);
         let position = self.position.clone();
         let settings = self.settings.clone();
+        if let Level::Human(level) = settings.level() {
+            let turn = human_play::HumanTurn {
+                level,
+                position,
+                limits,
+                move_overhead: settings.move_overhead,
+                human_timing: settings.human_timing,
+                show_moves: settings.show_human_moves,
+                chess960: settings.chess960,
+                seed: self.game_seed
+                    ^ board.hash().rotate_left(17)
+                    ^ self.position.game_ply() as u64,
+            };
+            let control = Arc::clone(&self.control);
+            let spawned = std::thread::Builder::new()
+                .name("search".into())
+                .stack_size(64 << 20)
+                .spawn(move || {
+                    let line = human_play::play(&mut searcher, &control, &turn);
+                    send(&line);
+                    searcher
+                });
+            self.adopt_search_thread(spawned, unbounded);
+            return;
+        }
         let strength = settings.strength();
         let mut multipv = settings.multipv;
         if let Some(s) = strength {
@@ -467,6 +524,16 @@ impl Engine {
                 send(&line);
                 searcher
             });
+        self.adopt_search_thread(handle, unbounded);
+    }
+
+    /// Keeps the running search's handle; when the thread could not start, answers
+    /// `bestmove 0000` with a fresh searcher.
+    fn adopt_search_thread(
+        &mut self,
+        handle: std::io::Result<JoinHandle<Searcher>>,
+        unbounded: bool,
+    ) {
         match handle {
             Ok(h) => {
                 self.running = Some(h);
@@ -545,7 +612,11 @@ impl Engine {
         // A Chess960 game uses the book only if it started from the standard position
         // (the book's lines are standard chess, and its castling moves too).
         let chess960_game = self.settings.chess960 && self.position.start != Board::default();
+        // A human level plays its openings as people of its rating do (the model learnt
+        // them from their games), not from the book.
+        let human_level = matches!(self.settings.level(), Level::Human(_));
         if !self.settings.own_book
+            || human_level
             || analysis
             || chess960_game
             || self.position.game_ply() >= self.settings.book_depth

@@ -133,20 +133,22 @@ pub const OPTIONS: &[OptionDecl] = &[
         id: OptionId::LimitStrength,
         name: "UCI_LimitStrength",
         kind: Kind::Check { default: false },
-        help: "Play at the rating `UCI_Elo` instead of full strength: a smaller search, a \
-               choice among near-best moves that widens as the rating falls, more errors in \
-               hard positions and time trouble (never a dropped piece at 2000 and above).",
+        help: "Play at the rating `UCI_Elo` instead of full strength. Up to 1900 the move is \
+               drawn from the human model for a player of that strength (the prior net and \
+               Rookery's search of every move at depths 1, 3 and 5, combined; docs/human.md), \
+               so the level errs as people do; above it, a smaller search choosing among \
+               near-best moves.",
     },
     OptionDecl {
         id: OptionId::Elo,
         name: "UCI_Elo",
         kind: Kind::Spin {
             default: 1500,
-            min: crate::search::strength::MIN_ELO as i64,
+            min: crate::human::levels::HUMAN_MIN_ELO as i64,
             max: crate::search::strength::MAX_ELO as i64,
         },
         help: "The rating played at with `UCI_LimitStrength`, on Stockfish 15.1's `UCI_Elo` \
-               scale at 10+0.1 (calibration in docs/strength.md). Values from 2100 up play at \
+               scale at 10+0.1 (calibration in docs/strength.md). Values from 2600 up play at \
                full strength (2580 ± 51 on this scale with the embedded net, \
                docs/strength.md) and say so.",
     },
@@ -173,12 +175,13 @@ pub const OPTIONS: &[OptionDecl] = &[
         id: OptionId::ShowHumanMoves,
         name: "Show Human Moves",
         kind: Kind::Check { default: false },
-        help: "Before each search, `info string human R: <move> <p>% …`: the five moves a \
-               person rated R is most likely to play here, from the embedded human prior \
-               (docs/human.md; blitz, opponent rated the same). R is `UCI_Elo`, read as a \
-               Lichess rating, under `UCI_LimitStrength`, else 2800 (the prior's top \
-               rating bucket). Nothing for a finished game; the forward pass takes \
-               microseconds.",
+        help: "Before each move, `info string human R: <move> <p>% …`: the five moves a \
+               person of level R is most likely to play here. At a human level (`UCI_Elo` \
+               up to 1900 under `UCI_LimitStrength`) R is the level and the moves and \
+               probabilities are the human model's, the ones the level draws from \
+               (docs/human.md); otherwise R is 2800 (the prior's top rating bucket) and the \
+               line is the embedded human prior's alone (microseconds, no search). \
+               Nothing for a finished game.",
     },
     OptionDecl {
         id: OptionId::Seed,

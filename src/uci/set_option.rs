@@ -2,7 +2,7 @@
 //! option's [`OptionId`].
 
 use super::options::{self, OptionId};
-use super::{error, info_string, Engine};
+use super::{error, info_string, Engine, Level};
 use crate::book::Book;
 use crate::search::strength::FULL_STRENGTH_ELO;
 
@@ -122,20 +122,24 @@ impl Engine {
 
     /// Says what level is in force after a strength option changes.
     fn announce_strength(&self) {
-        match self.settings.strength() {
-            Some(s) => info_string(&format!(
+        match self.settings.level() {
+            Level::Human(h) => info_string(&format!(
+                "playing at about {} Elo: moves drawn from the human model at rating {}",
+                h.elo, h.model_rating
+            )),
+            Level::Limited(s) => info_string(&format!(
                 "playing at about {} Elo: {} nodes per move, choosing among {} moves",
                 s.elo,
                 s.nodes(),
                 s.candidates()
             )),
-            None if self.settings.limit_strength => info_string(&format!(
+            Level::Full if self.settings.limit_strength => info_string(&format!(
                 "{} {} is at or above Rookery's full strength (~{FULL_STRENGTH_ELO}): \
                  playing at full strength",
                 options::decl(OptionId::Elo).name,
                 self.settings.elo
             )),
-            None => info_string("playing at full strength"),
+            Level::Full => info_string("playing at full strength"),
         }
     }
 }

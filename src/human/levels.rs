@@ -1,0 +1,175 @@
+//! Human levels: under `UCI_LimitStrength`, a `UCI_Elo` in the human range plays a move
+//! drawn from the human model ([`super::model`]) for a player of a matching rating, so
+//! the level errs as people of its strength do. Above the range, the node-limited
+//! levels of `search::strength` take over up to full strength.
+//!
+//! A level's strength is set by the model's rating input: the calibration games
+//! (`scripts/calibrate.sh`, docs/strength.md) measure, on Stockfish 15.1's `UCI_Elo`
+//! scale at 10+0.1, how strong the model plays at a given rating input, and a straight
+//! line fitted to them ([`FIT_INTERCEPT`], [`FIT_SLOPE`]) is inverted to find the input
+//! for a nominal level.
+
+use cozy_chess::Move;
+use rand::{Rng, SeedableRng};
+
+use super::model::Prediction;
+use crate::policy::shape::TOP_RATING;
+
+/// The lowest `UCI_Elo` offered.
+pub const HUMAN_MIN_ELO: i32 = 600;
+/// The strongest human level; above it the node-limited levels play.
+pub const HUMAN_MAX_ELO: i32 = 1900;
+/// Measured strength (`UCI_Elo` scale) = `FIT_INTERCEPT` + `FIT_SLOPE` × model rating.
+pub const FIT_INTERCEPT: f64 = 0.0;
+pub const FIT_SLOPE: f64 = 1.0;
+/// The levels' temperature (see [`sharpen`]): at 1 a level would draw as often as the
+/// players do and match their move ~27–35 % of the time; at 0.4 it matches it 36–45 %
+/// (validation positions, `rookery train-combiner --evaluate`), close to the model's
+/// most likely move, while still varying its play.
+pub const TEMPERATURE: f32 = 0.4;
+/// Ratings the model is asked about (the prior's table and the data's range).
+const MODEL_RATING_RANGE: (f64, f64) = (600.0, TOP_RATING as f64);
+/// A move the model gives less than this share of its most likely move's probability is
+/// never played: the tail of the distribution is where the model knows least, and a
+/// move that rare is one no player of that rating would make.
+const MIN_SHARE_OF_TOP: f32 = 0.03;
+
+/// One human level.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HumanLevel {
+    /// Nominal strength (`UCI_Elo`).
+    pub elo: i32,
+    /// The rating the model is asked about.
+    pub model_rating: u16,
+    /// Below 1 the level plays its likelier moves more often than the players do.
+    pub temperature: f32,
+}
+
+impl HumanLevel {
+    /// The level for `UCI_Elo` `elo`, or `None` above the human range.
+    pub fn from_elo(elo: i32) -> Option<HumanLevel> {
+        if elo > HUMAN_MAX_ELO {
+            return None;
+        }
+        let elo = elo.max(HUMAN_MIN_ELO);
+        let rating = ((elo as f64 - FIT_INTERCEPT) / FIT_SLOPE)
+            .clamp(MODEL_RATING_RANGE.0, MODEL_RATING_RANGE.1);
+        Some(HumanLevel {
+            elo,
+            model_rating: rating.round() as u16,
+            temperature: TEMPERATURE,
+        })
+    }
+
+    /// Draws a move from the prediction sharpened by the level's temperature
+    /// ([`sharpen`]); the same seed gives the same move.
+    pub fn choose(&self, prediction: &Prediction, seed: u64) -> Option<Move> {
+        let p = sharpen(&prediction.probabilities, self.temperature);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let mut pick = rng.gen::<f32>();
+        for (&mv, &q) in prediction.moves.iter().zip(&p) {
+            if q > 0.0 && pick < q {
+                return Some(mv);
+            }
+            pick -= q;
+        }
+        // Rounding left a sliver: the most likely move.
+        (0..p.len())
+            .max_by(|&a, &b| p[a].total_cmp(&p[b]))
+            .map(|i| prediction.moves[i])
+    }
+}
+
+/// The distribution a level draws from: the probabilities raised to `1 / temperature`
+/// (below 1 the likely moves gain), without the moves under [`MIN_SHARE_OF_TOP`] of the
+/// most likely one, renormalised. All zeros when all are zero.
+pub fn sharpen(probabilities: &[f32], temperature: f32) -> Vec<f32> {
+    let top = probabilities.iter().copied().fold(0.0f32, f32::max);
+    if top <= 0.0 {
+        return vec![0.0; probabilities.len()];
+    }
+    let power = 1.0 / temperature.max(0.01);
+    let q: Vec<f32> = probabilities
+        .iter()
+        .map(|&p| {
+            if p >= MIN_SHARE_OF_TOP * top {
+                (p / top).powf(power)
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let total: f32 = q.iter().sum();
+    q.iter().map(|x| x / total).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::human::scores::MoveScores;
+
+    fn prediction(probabilities: Vec<f32>) -> Prediction {
+        let board = cozy_chess::Board::default();
+        let moves = crate::chess::legal_moves(&board);
+        let mut p = probabilities;
+        p.resize(moves.len(), 0.0);
+        Prediction {
+            scores: MoveScores {
+                moves: moves.clone(),
+                depths: vec![],
+                scores: vec![],
+                nodes: 0,
+            },
+            prior: p.clone(),
+            probabilities: p,
+            features: vec![],
+            moves,
+        }
+    }
+
+    #[test]
+    fn levels_cover_the_range_and_rise_with_the_elo() {
+        assert_eq!(HumanLevel::from_elo(HUMAN_MAX_ELO + 1), None);
+        assert_eq!(HumanLevel::from_elo(100).unwrap().elo, HUMAN_MIN_ELO);
+        let mut last = 0;
+        for elo in (HUMAN_MIN_ELO..=HUMAN_MAX_ELO).step_by(100) {
+            let r = HumanLevel::from_elo(elo).unwrap().model_rating;
+            assert!(r >= last, "model rating falls at {elo}");
+            last = r;
+        }
+    }
+
+    #[test]
+    fn choices_follow_the_probabilities_and_skip_the_rare_tail() {
+        let level = HumanLevel::from_elo(1200).unwrap();
+        let pred = prediction(vec![0.6, 0.3, 0.09, 0.01]);
+        let mut counts = [0usize; 4];
+        for seed in 0..4000 {
+            let mv = level.choose(&pred, seed).unwrap();
+            counts[pred.moves.iter().position(|&m| m == mv).unwrap()] += 1;
+        }
+        assert_eq!(counts[3], 0, "1 % is under 3 % of 60 %: never played");
+        assert!(
+            counts[0] > counts[1] && counts[1] > counts[2] && counts[2] > 0,
+            "{counts:?}"
+        );
+        let expected = sharpen(&pred.probabilities, level.temperature)[0] as f64;
+        let share = counts[0] as f64 / 4000.0;
+        assert!(
+            (share - expected).abs() < 0.03,
+            "top share {share}, expected {expected}"
+        );
+        assert_eq!(level.choose(&pred, 7), level.choose(&pred, 7));
+    }
+
+    #[test]
+    fn sharpening_keeps_the_order_and_cools_towards_the_top() {
+        let p = [0.5, 0.3, 0.2];
+        let warm = sharpen(&p, 1.0);
+        assert!(warm.iter().zip(&p).all(|(a, b)| (a - b).abs() < 1e-6));
+        let cool = sharpen(&p, 0.4);
+        assert!(cool[0] > 0.5 && cool[0] > cool[1] && cool[1] > cool[2] && cool[2] > 0.0);
+        assert!((cool.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert_eq!(sharpen(&[0.0, 0.0], 0.4), vec![0.0, 0.0]);
+    }
+}
