@@ -212,6 +212,11 @@ impl Searcher {
         self.mcts.as_ref()
     }
 
+    /// The tree search's state, to change its settings (MCTS mode only).
+    pub fn mcts_mut(&mut self) -> Option<&mut mcts::Mcts> {
+        self.mcts.as_mut()
+    }
+
     pub fn set_threads(&mut self, threads: usize) {
         self.histories.resize_with(threads.max(1), History::default);
     }

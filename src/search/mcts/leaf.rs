@@ -4,7 +4,6 @@
 
 use cozy_chess::{Board, Move, Piece};
 
-use super::params::LEAF_QSEARCH_PLIES;
 use super::tree::Proof;
 use crate::chess::insufficient_material;
 use crate::eval::Evaluator;
@@ -53,11 +52,11 @@ pub fn tablebase_result(board: &Board, tb: &TablebaseLimits) -> Option<Proof> {
 }
 
 /// The expected result (0..1) for the side to move of `board`, which `eval` has been
-/// pushed to.
-pub fn value(eval: &mut Evaluator, board: &Board) -> f64 {
-    let score = if LEAF_QSEARCH_PLIES > 0 {
+/// pushed to, after resolving captures for up to `capture_plies` plies.
+pub fn value(eval: &mut Evaluator, board: &Board, capture_plies: usize) -> f64 {
+    let score = if capture_plies > 0 {
         let limit = crate::eval::EVAL_LIMIT;
-        quiescence(eval, board, -limit, limit, LEAF_QSEARCH_PLIES)
+        quiescence(eval, board, -limit, limit, capture_plies)
     } else {
         eval.evaluate(board)
     };
@@ -146,7 +145,7 @@ mod tests {
         let mut eval = Evaluator::new();
         eval.reset(&board);
         let raw = wdl::expected_score(eval.evaluate(&board), wdl::material(&board));
-        let resolved = value(&mut eval, &board);
+        let resolved = value(&mut eval, &board, super::super::params::LEAF_QSEARCH_PLIES);
         assert!(raw < 0.4 && resolved > raw + 0.2, "{raw} {resolved}");
     }
 }

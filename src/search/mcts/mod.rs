@@ -45,6 +45,8 @@ pub struct Mcts {
     prior: Box<dyn Prior>,
     /// The root's game: start position and the moves played from it.
     root_game: Option<(Board, Vec<Move>)>,
+    /// Plies of captures resolved at a leaf ([`params::LEAF_QSEARCH_PLIES`]; 0 = none).
+    pub capture_plies: usize,
 }
 
 impl Mcts {
@@ -54,6 +56,7 @@ impl Mcts {
             tree: Tree::try_new(megabytes)?,
             prior: Box::new(HandWritten),
             root_game: None,
+            capture_plies: params::LEAF_QSEARCH_PLIES,
         })
     }
 
@@ -142,6 +145,7 @@ impl Mcts {
             root_moves: restricted.then_some(setup.moves.as_slice()),
             tb: TablebaseLimits::new(&options.tablebases),
             tb_hits: AtomicU64::new(setup.tb_hits),
+            capture_plies: self.capture_plies,
             max_playouts,
             playouts: AtomicU64::new(0),
             depth_sum: AtomicU64::new(0),

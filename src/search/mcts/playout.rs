@@ -27,6 +27,8 @@ pub struct Shared<'a> {
     pub root_moves: Option<&'a [Move]>,
     pub tb: TablebaseLimits,
     pub tb_hits: AtomicU64,
+    /// Plies of captures resolved before the value net judges a leaf.
+    pub capture_plies: usize,
     /// The most playouts this search may start (`go nodes`).
     pub max_playouts: u64,
     /// Playouts started (each thread claims one before running it).
@@ -167,7 +169,7 @@ impl<'a> Worker<'a> {
                 node.set_proof(proof);
                 proof.value().unwrap_or(0.5)
             }
-            None => leaf::value(&mut self.eval, board),
+            None => leaf::value(&mut self.eval, board, self.shared.capture_plies),
         }
     }
 

@@ -1,37 +1,37 @@
 //! Reading the tree out: root moves ranked by visits (a proven mate first), their scores
 //! from Q through the WDL model's inverse, and principal variations by visits.
 
-use std::cmp::Ordering;
-
 use cozy_chess::Move;
 
 use super::tree::{Node, Proof, Tree, ROOT};
 use crate::search::{RootLine, MATE, MAX_PLY, TB_WIN};
 
 /// How a move ranks at its parent: a mate for the mover first (the shortest), moves
-/// that get mated last (the longest), the rest by visits, then by value.
-fn rank(a: &Node, b: &Node) -> Ordering {
-    let tier = |n: &Node| match n.proof() {
-        Proof::Loss(plies) => (2, -(plies as i64), 0.0),
-        Proof::Win(plies) => (0, plies as i64, 0.0),
-        _ => (1, n.visits() as i64, n.q().unwrap_or(0.0)),
-    };
-    let (ta, tb) = (tier(a), tier(b));
-    ta.0.cmp(&tb.0)
-        .then(ta.1.cmp(&tb.1))
-        .then(ta.2.partial_cmp(&tb.2).unwrap_or(Ordering::Equal))
-        .then(a.prior().partial_cmp(&b.prior()).unwrap_or(Ordering::Equal))
+/// that get mated last (the longest), the rest by visits, then by value and prior. A
+/// snapshot: other threads keep changing the node.
+fn rank_key(n: &Node) -> (i32, i64, f64, f32) {
+    match n.proof() {
+        Proof::Loss(plies) => (2, -(plies as i64), 0.0, 0.0),
+        Proof::Win(plies) => (0, plies as i64, 0.0, 0.0),
+        _ => (1, n.visits() as i64, n.q().unwrap_or(0.0), n.prior()),
+    }
 }
 
 /// The children of `index` allowed by `allowed`, best first.
 pub fn ranked_children(tree: &Tree, index: usize, allowed: Option<&[Move]>) -> Vec<usize> {
-    let mut children: Vec<usize> = tree
+    let mut keyed: Vec<_> = tree
         .node(index)
         .child_range()
         .filter(|&c| allowed.is_none_or(|moves| moves.contains(&tree.node(c).mv())))
+        .map(|c| (rank_key(tree.node(c)), c))
         .collect();
-    children.sort_by(|&a, &b| rank(tree.node(b), tree.node(a)));
-    children
+    keyed.sort_by(|(a, _), (b, _)| {
+        b.0.cmp(&a.0)
+            .then(b.1.cmp(&a.1))
+            .then(b.2.total_cmp(&a.2))
+            .then(b.3.total_cmp(&a.3))
+    });
+    keyed.into_iter().map(|(_, c)| c).collect()
 }
 
 /// The internal score of the move into `index` for the side that plays it: mates and

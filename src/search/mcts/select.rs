@@ -4,7 +4,7 @@
 use cozy_chess::Move;
 
 use super::params::*;
-use super::tree::{Proof, Tree};
+use super::tree::Tree;
 
 /// The exploration constant at a node with `visits` playouts (grows with log N).
 pub fn cpuct(visits: f64) -> f64 {
@@ -58,7 +58,7 @@ pub fn select_child(tree: &Tree, parent: usize, allowed: Option<&[Move]>) -> Opt
 mod tests {
     use super::*;
     use crate::chess::legal_moves;
-    use crate::search::mcts::tree::ROOT;
+    use crate::search::mcts::tree::{Proof, ROOT};
     use cozy_chess::Board;
 
     fn tree_with(priors: &[f32]) -> (Tree, Vec<Move>) {
