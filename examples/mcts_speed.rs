@@ -42,8 +42,8 @@ const MATES: [(&str, &str); 7] = [
     ),
 ];
 
-/// Tactical positions from Win At Chess (WAC 1, 2, 4, 5) and two of the opening traps;
-/// the reference move is alpha-beta's at depth 14, printed beside it.
+/// Tactical positions (four from Win At Chess, two openings); the reference move is
+/// alpha-beta's at depth 14, printed beside MCTS's.
 const TACTICS: [&str; 6] = [
     "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1",
     "8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - 0 1",
