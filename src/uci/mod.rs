@@ -19,8 +19,8 @@ use crate::book::{default_book, default_names, Book};
 use crate::chess::{move_to_uci, parse_uci_move, Position, STARTPOS_FEN};
 use crate::search::strength::{Candidate, Situation, Strength};
 use crate::search::{
-    score_to_uci, Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchOptions,
-    SearchResult, Searcher, TablebaseOptions, TimeManager, DECISIVE,
+    score_to_uci, Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchMode,
+    SearchOptions, SearchResult, Searcher, TablebaseOptions, TimeManager, DECISIVE,
 };
 use command::{Command, PositionBase};
 use options::OptionId;
@@ -64,6 +64,7 @@ struct Settings {
     human_timing: bool,
     seed: u64,
     show_human_moves: bool,
+    search_mode: SearchMode,
 }
 
 impl Settings {
@@ -90,6 +91,8 @@ impl Settings {
             human_timing: check_default(Id::HumanTiming),
             seed: spin_default(Id::Seed) as u64,
             show_human_moves: check_default(Id::ShowHumanMoves),
+            search_mode: SearchMode::from_name(options::text_default(Id::SearchMode))
+                .unwrap_or_default(),
         }
     }
 
@@ -231,12 +234,21 @@ impl Engine {
                 Ok(searcher) => self.searcher = Some(searcher),
                 Err(_) => {
                     error("search thread panicked; starting with a fresh search state");
-                    let mut s = Searcher::new(self.hash_mb, self.settings.threads);
+                    let mut s = self.fresh_searcher();
                     s.control = Arc::clone(&self.control);
                     self.searcher = Some(s);
                 }
             }
         }
+    }
+
+    /// A new searcher with the current settings (after a lost search thread).
+    fn fresh_searcher(&self) -> Searcher {
+        let mut s = Searcher::new(self.hash_mb, self.settings.threads);
+        if let Err(e) = s.set_mode(self.settings.search_mode) {
+            error(&format!("{e}; searching with alpha-beta"));
+        }
+        s
     }
 
     fn searcher(&mut self) -> &mut Searcher {
@@ -474,7 +486,7 @@ impl Engine {
             }
             Err(e) => {
                 error(&format!("could not start the search thread: {e}"));
-                self.searcher = Some(Searcher::new(self.hash_mb, self.settings.threads));
+                self.searcher = Some(self.fresh_searcher());
                 self.control = Arc::clone(&self.searcher.as_ref().expect("just set").control);
                 send("bestmove 0000");
             }
