@@ -187,6 +187,24 @@ fn ponder_waits_for_ponderhit_and_the_clock_is_kept() {
 }
 
 #[test]
+fn movetime_is_kept() {
+    let mut e = mcts_engine();
+    e.send("position startpos moves e2e4");
+    let start = Instant::now();
+    let (lines, best) = e.go("go movetime 300", WAIT);
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(250) && took < Duration::from_millis(1000),
+        "{took:?}"
+    );
+    assert_legal(&board_after(STARTPOS_FEN, &["e2e4"]), &best, false);
+    let nodes: u64 = infos(&lines).last().unwrap().fields["nodes"]
+        .parse()
+        .unwrap();
+    assert!(nodes > 100, "{nodes} playouts in 300 ms");
+}
+
+#[test]
 fn a_forced_move_is_answered_at_once() {
     let mut e = mcts_engine();
     let fen = "k7/8/1K6/8/8/8/8/R7 b - - 0 1";

@@ -100,6 +100,17 @@ fn a_one_megabyte_tree_survives_many_playouts() {
 }
 
 #[test]
+fn two_threads_fill_a_one_megabyte_tree_together() {
+    let mut s = mcts_searcher(1, 2);
+    let pos = middlegame();
+    let result = playouts(&mut s, &pos, 100_000);
+    assert!(legal_moves(&pos.board).contains(&result.best_move.unwrap()));
+    assert_eq!(s.mcts().unwrap().root_visits(), 100_000);
+    let sum: u32 = visits(&s).iter().map(|(_, v)| v).sum();
+    assert_eq!(sum, 100_000);
+}
+
+#[test]
 fn a_single_legal_move_is_played_after_one_playout() {
     // Black's king in check from the rook, one square to go.
     let pos = Position::new(parse_fen("k7/8/1K6/8/8/8/8/R7 b - - 0 1").unwrap());
