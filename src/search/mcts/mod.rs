@@ -240,8 +240,9 @@ impl Driver<'_> {
         ((sum + playouts / 2) / playouts).max(1) as i32
     }
 
-    /// The clock, `ponderhit`, a proven result at the root, a full tree with nothing
-    /// else to end the search.
+    /// The clock, `ponderhit`, a proven result at the root, a full tree (unless `go
+    /// nodes` asked for a number of playouts: more visits no longer grow the tree, so a
+    /// move on the clock banks the time for the next one, where the tree is reused).
     fn should_stop(&mut self) -> bool {
         let pondering = self.shared.control.pondering.load(Relaxed);
         if self.was_pondering && !pondering {
@@ -271,9 +272,8 @@ impl Driver<'_> {
         let all_decided = children
             .iter()
             .all(|&c| tree.node(c).proof() != Proof::Unknown);
-        let unlimited = !self.time.is_timed() && self.limits.nodes.is_none();
-        let full = !tree.has_room();
-        mate_found || all_decided || (full && unlimited)
+        let full = !tree.has_room() && self.limits.nodes.is_none();
+        mate_found || all_decided || full
     }
 
     fn lines(&self) -> Vec<super::RootLine> {

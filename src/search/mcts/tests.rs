@@ -111,6 +111,20 @@ fn two_threads_fill_a_one_megabyte_tree_together() {
 }
 
 #[test]
+fn a_depth_that_cannot_be_reached_ends_when_the_tree_is_full() {
+    let mut s = mcts_searcher(1, 1);
+    let pos = middlegame();
+    let result = s.search(
+        &pos,
+        &SearchLimits::depth(60),
+        &SearchOptions::default(),
+        &Silent,
+    );
+    assert!(legal_moves(&pos.board).contains(&result.best_move.unwrap()));
+    assert!(result.depth < 60 && s.mcts().unwrap().hashfull() > 990);
+}
+
+#[test]
 fn a_single_legal_move_is_played_after_one_playout() {
     // Black's king in check from the rook, one square to go.
     let pos = Position::new(parse_fen("k7/8/1K6/8/8/8/8/R7 b - - 0 1").unwrap());
