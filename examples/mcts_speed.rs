@@ -73,13 +73,13 @@ fn search(s: &mut Searcher, fen: &str, playouts: u64) -> (rookery::search::Searc
 }
 
 fn main() {
-    println!("playouts/s, go nodes 20000 from a fresh tree");
+    println!("playouts/s, go nodes 200000 from a fresh tree");
     for capture_plies in [0, 4] {
         for threads in [1, 2] {
             let mut s = searcher(threads, capture_plies);
             let (mut total, mut secs) = (0, 0.0);
             for fen in SPEED_FENS {
-                let (result, t) = search(&mut s, fen, 20_000);
+                let (result, t) = search(&mut s, fen, 200_000);
                 total += result.nodes;
                 secs += t;
                 print!(" {:.0}", result.nodes as f64 / t);
