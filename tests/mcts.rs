@@ -171,6 +171,19 @@ fn stop_ends_go_infinite_at_once_and_isready_is_answered_meanwhile() {
 }
 
 #[test]
+fn quit_during_go_infinite_exits_promptly() {
+    let mut e = mcts_engine();
+    e.send("position startpos");
+    e.send("go infinite");
+    e.expect_silence("bestmove", SHORT);
+    e.send("quit");
+    assert!(
+        e.wait_exit(Duration::from_secs(2)),
+        "still running after quit"
+    );
+}
+
+#[test]
 fn ponder_waits_for_ponderhit_and_the_clock_is_kept() {
     let mut e = mcts_engine();
     let moves = ["e2e4", "c7c5"];

@@ -199,8 +199,8 @@ impl Searcher {
                 self.tt = TranspositionTable::try_new(IDLE_TABLE_MB)?;
             }
             SearchMode::AlphaBeta => {
-                self.mcts = None;
                 self.tt = TranspositionTable::try_new(self.hash_mb)?;
+                self.mcts = None;
             }
         }
         self.mode = mode;
