@@ -291,6 +291,7 @@ impl Tree {
     /// `Expansion::Full` when the arena has no room (the node stays a leaf).
     pub fn expand(&self, index: usize, moves: &[Move], priors: &[f32]) -> Expansion {
         let node = &self.nodes[index];
+        let mut spins = 0u32;
         loop {
             match node
                 .state
@@ -298,8 +299,16 @@ impl Tree {
             {
                 Ok(_) => break,
                 Err(EXPANDED) => return Expansion::Done,
-                // Another thread expands it: microseconds; wait rather than duplicate.
-                Err(_) => std::hint::spin_loop(),
+                // Another thread expands it: microseconds; wait rather than duplicate,
+                // and give the core away if that thread was preempted.
+                Err(_) => {
+                    spins += 1;
+                    if spins < 64 {
+                        std::hint::spin_loop();
+                    } else {
+                        std::thread::yield_now();
+                    }
+                }
             }
         }
         let n = moves.len();
