@@ -221,3 +221,39 @@ pub fn proof_from_children(tree: &Tree, index: usize) -> Proof {
         None => Proof::Unknown,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::legal_moves;
+
+    fn tree_with_children(n: usize) -> (Tree, usize) {
+        let tree = Tree::new(1);
+        let moves: Vec<Move> = legal_moves(&Board::default())[..n].to_vec();
+        tree.expand(ROOT, &moves, &vec![1.0 / n as f32; n]);
+        let first = tree.node(ROOT).child_range().start;
+        (tree, first)
+    }
+
+    #[test]
+    fn one_mated_reply_proves_a_win_by_the_fastest_mate() {
+        let (tree, first) = tree_with_children(3);
+        assert_eq!(proof_from_children(&tree, ROOT), Proof::Unknown);
+        tree.node(first + 1).set_proof(Proof::Loss(4));
+        assert_eq!(proof_from_children(&tree, ROOT), Proof::Win(5));
+        tree.node(first + 2).set_proof(Proof::Loss(0));
+        assert_eq!(proof_from_children(&tree, ROOT), Proof::Win(1));
+    }
+
+    #[test]
+    fn a_loss_needs_every_move_to_lose_and_counts_the_longest_defence() {
+        let (tree, first) = tree_with_children(3);
+        tree.node(first).set_proof(Proof::Win(1));
+        tree.node(first + 1).set_proof(Proof::Win(5));
+        assert_eq!(proof_from_children(&tree, ROOT), Proof::Unknown);
+        tree.node(first + 2).set_proof(Proof::Draw);
+        assert_eq!(proof_from_children(&tree, ROOT), Proof::Unknown);
+        tree.node(first + 2).set_proof(Proof::Win(3));
+        assert_eq!(proof_from_children(&tree, ROOT), Proof::Loss(6));
+    }
+}
