@@ -10,7 +10,8 @@ Lines go out in batches of two kinds, alternating:
   negative) and garbage (random bytes, invalid UTF-8, NULs, carriage returns, lines of up
   to 200,000 characters);
 * strict batches hold only valid commands, so every `go` must end with exactly one
-  `bestmove`, and that move must be legal in the position the batch set.
+  `bestmove`, and that move must be legal in the position the batch set; they alternate
+  between the two search modes (`SearchMode alphabeta` and `mcts`).
 
 After every batch `isready` must get `readyok` within the deadline (else: a hang), and
 the process must still be running (else: a crash, with the lines that led to it). A
@@ -51,6 +52,7 @@ OPTIONS = [
     ("BookFile", ["<empty>"], ["/nonexistent.bin", "README.md", "/dev/null"]),
     ("BookDepth", ["0", "8", "20"], ["-3", "401", "deep"]),
     ("BookTemperature", ["0", "75", "200"], ["-1", "0.75", "nan", "1001", "warm"]),
+    ("SearchMode", ["alphabeta", "mcts", "MCTS"], ["", "minimax", "1"]),
     ("Clear Hash", [None], []),
     ("No Such Option", [], ["1"]),
 ]
@@ -324,8 +326,11 @@ def main() -> int:
         board, chess960 = None, False
         try:
             if strict:
-                # Settle whatever the chaos batch left running, then only valid commands.
-                engine.send(b"stop\nsetoption name UCI_Chess960 value false\n")
+                # Settle whatever the chaos batch left running, then only valid commands,
+                # in each search mode in turn.
+                mode = "mcts" if stats["batches"] % 4 < 2 else "alphabeta"
+                engine.send(("stop\nsetoption name UCI_Chess960 value false\n"
+                             "setoption name SearchMode value %s\n" % mode).encode())
                 sync_no += 1
                 engine.sync(sync_no, args.timeout)
             n = rng.randrange(args.batch // 2, args.batch + 1)

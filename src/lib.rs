@@ -6,7 +6,8 @@
 //! - `eval`: static evaluation behind one interface (`Evaluator`).
 //! - `policy`: move-policy networks over legal moves (the rating-conditioned human prior).
 //! - `tablebase`: Syzygy endgame tables (win/draw/loss and distance-to-zero probes).
-//! - `search`: transposition table, move ordering, time management, the alpha-beta search.
+//! - `search`: transposition table, move ordering, time management, the alpha-beta search
+//!   and the MCTS search (`SearchMode mcts`).
 //! - `book`: Polyglot opening book (keys, reader, compiler).
 //! - `perft`, `bench`, `train`: tools built on the layers above.
 //! - `human`: the human-play tools built on `policy` (`rookery human`).

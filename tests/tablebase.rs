@@ -107,6 +107,34 @@ fn the_search_probes_after_captures_into_the_tables() {
 }
 
 #[test]
+fn mcts_takes_table_results_at_its_leaves_and_at_the_root() {
+    let mut e = engine_with_tables();
+    e.send("setoption name SearchMode value mcts");
+    e.send("position fen 4k3/8/8/8/3r4/8/4P3/3QK3 w - - 0 1");
+    let (info, best) = e.go("go nodes 3000", Duration::from_secs(30));
+    let (score, tbhits) = last_score(&info);
+    assert!(tbhits > 0, "no probes in {info:?}");
+    let cp: Option<i32> = score.strip_prefix("cp ").map(|n| n.parse().unwrap());
+    assert!(
+        cp.is_some_and(|cp| cp > 19_000) || score.starts_with("mate "),
+        "score {score} is not a table win"
+    );
+    assert_eq!(bestmove_of(&best), "d1d4");
+    // A table root: only winning moves, and the tables' score.
+    e.send("position fen 8/8/8/8/8/3k4/8/3KQ3 w - - 0 1");
+    let (info, best) = e.go("go nodes 500", Duration::from_secs(30));
+    let (score, tbhits) = last_score(&info);
+    assert!(
+        tbhits > 0 && (score.starts_with("cp 2000") || score.starts_with("mate ")),
+        "{score}"
+    );
+    load_here();
+    let mut board = rookery::chess::parse_fen("8/8/8/8/8/3k4/8/3KQ3 w - - 0 1").unwrap();
+    board.play(resolve_move(&board, bestmove_of(&best), false).unwrap());
+    assert_eq!(tablebase::probe_wdl(&board), Some(Wdl::Loss));
+}
+
+#[test]
 fn bad_paths_keep_the_loaded_tables_and_no_tables_means_no_probes() {
     let mut e = engine_with_tables();
     for bad in ["/no/such/folder", "src"] {

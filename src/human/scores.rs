@@ -91,7 +91,7 @@ pub fn score_moves_within(
             movetime: time.map(|t| t.as_millis().max(1) as u64),
             ..SearchLimits::depth(deepest)
         };
-        searcher.search(pos, &limits, &options, &collector)
+        searcher.search_alphabeta(pos, &limits, &options, &collector)
     };
     let lines = collector.lines.into_inner().expect("collector lock");
     let mut scores = vec![vec![None; depths.len()]; moves.len()];

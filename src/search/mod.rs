@@ -1,11 +1,13 @@
 //! The search: iterative deepening over a PVS alpha-beta (`alphabeta`), run by one or
-//! more threads sharing a transposition table (Lazy SMP).
+//! more threads sharing a transposition table (Lazy SMP), or — with `SearchMode mcts` —
+//! a Monte-Carlo tree search (`mcts`) on a tree the threads share.
 //!
 //! The search never prints. It reports through the [`Reporter`] trait, so the UCI front
 //! end, `bench` and tests all drive the same code.
 
 pub mod alphabeta;
 pub mod history;
+pub mod mcts;
 pub mod movelist;
 pub mod movepick;
 mod pages;
@@ -129,11 +131,42 @@ pub struct SearchResult {
     pub lines: Vec<RootLine>,
 }
 
-/// State that lives across searches: the table and each thread's move-ordering history.
+/// Which search `Searcher::search` runs (the UCI option `SearchMode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SearchMode {
+    #[default]
+    AlphaBeta,
+    Mcts,
+}
+
+impl SearchMode {
+    /// The option value naming the mode.
+    pub fn name(self) -> &'static str {
+        match self {
+            SearchMode::AlphaBeta => "alphabeta",
+            SearchMode::Mcts => "mcts",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        [SearchMode::AlphaBeta, SearchMode::Mcts]
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// The table size kept while the tree search holds the memory `Hash` pays for.
+const IDLE_TABLE_MB: usize = 1;
+
+/// State that lives across searches: the table and each thread's move-ordering history,
+/// or in MCTS mode the tree (`Hash` pays for one of them, never both).
 pub struct Searcher {
     pub tt: TranspositionTable,
     histories: Vec<History>,
     pub control: Arc<SearchControl>,
+    mode: SearchMode,
+    hash_mb: usize,
+    mcts: Option<mcts::Mcts>,
 }
 
 impl Searcher {
@@ -142,9 +175,46 @@ impl Searcher {
             tt: TranspositionTable::new(hash_mb),
             histories: Vec::new(),
             control: Arc::new(SearchControl::default()),
+            mode: SearchMode::AlphaBeta,
+            hash_mb,
+            mcts: None,
         };
         s.set_threads(threads);
         s
+    }
+
+    pub fn mode(&self) -> SearchMode {
+        self.mode
+    }
+
+    /// Switches the search; the memory moves from the table to the tree or back. On
+    /// allocation failure the mode stays as it was.
+    pub fn set_mode(&mut self, mode: SearchMode) -> Result<(), String> {
+        if mode == self.mode {
+            return Ok(());
+        }
+        match mode {
+            SearchMode::Mcts => {
+                self.mcts = Some(mcts::Mcts::try_new(self.hash_mb)?);
+                self.tt = TranspositionTable::try_new(IDLE_TABLE_MB)?;
+            }
+            SearchMode::AlphaBeta => {
+                self.tt = TranspositionTable::try_new(self.hash_mb)?;
+                self.mcts = None;
+            }
+        }
+        self.mode = mode;
+        Ok(())
+    }
+
+    /// The tree search's state (MCTS mode only).
+    pub fn mcts(&self) -> Option<&mcts::Mcts> {
+        self.mcts.as_ref()
+    }
+
+    /// The tree search's state, to change its settings (MCTS mode only).
+    pub fn mcts_mut(&mut self) -> Option<&mut mcts::Mcts> {
+        self.mcts.as_mut()
     }
 
     pub fn set_threads(&mut self, threads: usize) {
@@ -155,9 +225,13 @@ impl Searcher {
         self.histories.len()
     }
 
-    /// Replaces the table; on allocation failure the old table stays.
+    /// Replaces the table (the tree in MCTS mode); on allocation failure the old one stays.
     pub fn resize_hash(&mut self, megabytes: usize) -> Result<(), String> {
-        self.tt = TranspositionTable::try_new(megabytes)?;
+        match self.mode {
+            SearchMode::AlphaBeta => self.tt = TranspositionTable::try_new(megabytes)?,
+            SearchMode::Mcts => self.mcts = Some(mcts::Mcts::try_new(megabytes)?),
+        }
+        self.hash_mb = megabytes;
         Ok(())
     }
 
@@ -166,6 +240,9 @@ impl Searcher {
         self.tt.clear();
         for h in &mut self.histories {
             h.clear();
+        }
+        if let Some(m) = &mut self.mcts {
+            m.clear();
         }
     }
 
@@ -179,37 +256,32 @@ impl Searcher {
         options: &SearchOptions,
         reporter: &dyn Reporter,
     ) -> SearchResult {
-        let control = Arc::clone(&self.control);
-        let mut root_moves = legal_moves(&pos.board);
-        if !limits.searchmoves.is_empty() {
-            root_moves.retain(|m| limits.searchmoves.contains(m));
+        if let (SearchMode::Mcts, Some(tree_search)) = (self.mode, &mut self.mcts) {
+            let control = Arc::clone(&self.control);
+            let threads = self.histories.len();
+            return tree_search.search(pos, limits, options, threads, &control, reporter);
         }
+        self.search_alphabeta(pos, limits, options, reporter)
+    }
+
+    /// The alpha-beta search whatever the mode (the human model reads its exact
+    /// MultiPV scores; in MCTS mode it runs on the small table the mode leaves it).
+    pub fn search_alphabeta(
+        &mut self,
+        pos: &Position,
+        limits: &SearchLimits,
+        options: &SearchOptions,
+        reporter: &dyn Reporter,
+    ) -> SearchResult {
+        let control = Arc::clone(&self.control);
+        let RootSetup {
+            moves: root_moves,
+            tb: root_tb,
+            tb_hits: tbhits,
+        } = RootSetup::new(pos, limits, options);
         if root_moves.is_empty() {
             wait_for_release(&control, limits);
             return SearchResult::default();
-        }
-        // In the tables: search only the moves that keep the best result (and, when
-        // winning, convert fastest), and report the tables' verdict.
-        let mut root_tb = None;
-        let mut tbhits = 0;
-        if tablebase_allowed(&pos.board, &options.tablebases) {
-            if let Some((wdl, _, moves)) = crate::tablebase::probe_root(&pos.board) {
-                let keep = crate::tablebase::best_root_moves(&moves, options.tablebases.rule50);
-                let restricted: Vec<Move> = root_moves
-                    .iter()
-                    .copied()
-                    .filter(|m| keep.contains(m))
-                    .collect();
-                if !restricted.is_empty() {
-                    root_moves = restricted;
-                    root_tb = Some(if options.tablebases.rule50 {
-                        wdl
-                    } else {
-                        wdl.in_game(false)
-                    });
-                    tbhits = moves.len() as u64;
-                }
-            }
         }
         self.tt.new_search();
         let time = TimeManager::new(limits, pos.board.side_to_move(), options.move_overhead);
@@ -283,6 +355,51 @@ impl Searcher {
         board.play_unchecked(best?);
         let mv = self.tt.probe(board.hash(), 0)?.mv?;
         legal_moves(&board).contains(&mv).then_some(mv)
+    }
+}
+
+/// The root moves a search may play: `searchmoves`, then — at a table root — only the
+/// moves that keep the best result (and, when winning, convert fastest).
+struct RootSetup {
+    moves: Vec<Move>,
+    /// The tables' verdict on the root (fifty-move rule applied as the options say).
+    tb: Option<crate::tablebase::Wdl>,
+    tb_hits: u64,
+}
+
+impl RootSetup {
+    fn new(pos: &Position, limits: &SearchLimits, options: &SearchOptions) -> Self {
+        let mut moves = legal_moves(&pos.board);
+        if !limits.searchmoves.is_empty() {
+            moves.retain(|m| limits.searchmoves.contains(m));
+        }
+        let mut setup = RootSetup {
+            moves,
+            tb: None,
+            tb_hits: 0,
+        };
+        if setup.moves.is_empty() || !tablebase_allowed(&pos.board, &options.tablebases) {
+            return setup;
+        }
+        if let Some((wdl, _, moves)) = crate::tablebase::probe_root(&pos.board) {
+            let keep = crate::tablebase::best_root_moves(&moves, options.tablebases.rule50);
+            let restricted: Vec<Move> = setup
+                .moves
+                .iter()
+                .copied()
+                .filter(|m| keep.contains(m))
+                .collect();
+            if !restricted.is_empty() {
+                setup.moves = restricted;
+                setup.tb = Some(if options.tablebases.rule50 {
+                    wdl
+                } else {
+                    wdl.in_game(false)
+                });
+                setup.tb_hits = moves.len() as u64;
+            }
+        }
+        setup
     }
 }
 

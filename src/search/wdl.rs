@@ -42,6 +42,41 @@ pub fn wdl(score: i32, material: i32) -> (i32, i32, i32) {
     (win, 1000 - win - loss, loss)
 }
 
+/// The expected result (win 1, draw ½, loss 0) for the side to move from an internal
+/// score that is not a mate or tablebase score: what MCTS backs up from a leaf.
+pub fn expected_score(score: i32, material: i32) -> f64 {
+    let m = material.clamp(17, 78) as f64 / 58.0;
+    let a = poly(&WDL_A, m);
+    let b = poly(&WDL_B, m).max(1.0);
+    let v = score as f64;
+    let win = 1.0 / (1.0 + ((a - v) / b).exp());
+    let loss = 1.0 / (1.0 + ((a + v) / b).exp());
+    win + (1.0 - win - loss) / 2.0
+}
+
+/// The internal score whose [`expected_score`] is `expected` (the model's inverse, by
+/// bisection: it is monotone), within ±`limit`. MCTS reports its Q through this, so both
+/// searches' `cp` mean the same.
+pub fn score_from_expected(expected: f64, material: i32, limit: i32) -> i32 {
+    // Certain results map to the ends (the model saturates before them).
+    if expected >= 1.0 {
+        return limit;
+    }
+    if expected <= 0.0 {
+        return -limit;
+    }
+    let (mut lo, mut hi) = (-limit, limit);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if expected_score(mid, material) < expected {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 /// The `cp` users see for an internal score: 100 = a 50 % chance to win.
 pub fn normalized_cp(score: i32) -> i32 {
     (score as i64 * 100 / NORMALIZE_TO_PAWN as i64) as i32
@@ -72,5 +107,22 @@ mod tests {
             }
         }
         assert_eq!(material(&Board::default()), 78);
+    }
+
+    #[test]
+    fn expected_score_inverts_and_agrees_with_the_per_mille_model() {
+        for m in [17, 40, 58, 78] {
+            for v in (-900..=900).step_by(100) {
+                let e = expected_score(v, m);
+                let (w, d, _) = wdl(v, m);
+                assert!((e - (w as f64 + d as f64 / 2.0) / 1000.0).abs() < 0.002);
+                assert!(
+                    (score_from_expected(e, m, 20_000) - v).abs() <= 1,
+                    "v {v} m {m}"
+                );
+            }
+            assert_eq!(score_from_expected(1.0, m, 5000), 5000);
+            assert_eq!(score_from_expected(0.0, m, 5000), -5000);
+        }
     }
 }

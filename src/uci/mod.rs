@@ -21,8 +21,8 @@ use crate::chess::{move_to_uci, parse_uci_move, Position, STARTPOS_FEN};
 use crate::human::levels::{HumanLevel, HUMAN_MIN_ELO};
 use crate::search::strength::{Candidate, Situation, Strength, FULL_STRENGTH_ELO};
 use crate::search::{
-    score_to_uci, Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchOptions,
-    SearchResult, Searcher, TablebaseOptions, TimeManager, DECISIVE,
+    score_to_uci, Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchMode,
+    SearchOptions, SearchResult, Searcher, TablebaseOptions, TimeManager, DECISIVE,
 };
 use command::{Command, PositionBase};
 use options::OptionId;
@@ -66,6 +66,7 @@ struct Settings {
     human_timing: bool,
     seed: u64,
     show_human_moves: bool,
+    search_mode: SearchMode,
 }
 
 impl Settings {
@@ -92,6 +93,8 @@ impl Settings {
             human_timing: check_default(Id::HumanTiming),
             seed: spin_default(Id::Seed) as u64,
             show_human_moves: check_default(Id::ShowHumanMoves),
+            search_mode: SearchMode::from_name(options::text_default(Id::SearchMode))
+                .unwrap_or_default(),
         }
     }
 
@@ -262,12 +265,21 @@ impl Engine {
                 Ok(searcher) => self.searcher = Some(searcher),
                 Err(_) => {
                     error("search thread panicked; starting with a fresh search state");
-                    let mut s = Searcher::new(self.hash_mb, self.settings.threads);
+                    let mut s = self.fresh_searcher();
                     s.control = Arc::clone(&self.control);
                     self.searcher = Some(s);
                 }
             }
         }
+    }
+
+    /// A new searcher with the current settings (after a lost search thread).
+    fn fresh_searcher(&self) -> Searcher {
+        let mut s = Searcher::new(self.hash_mb, self.settings.threads);
+        if let Err(e) = s.set_mode(self.settings.search_mode) {
+            error(&format!("{e}; searching with alpha-beta"));
+        }
+        s
     }
 
     fn searcher(&mut self) -> &mut Searcher {
@@ -541,7 +553,7 @@ impl Engine {
             }
             Err(e) => {
                 error(&format!("could not start the search thread: {e}"));
-                self.searcher = Some(Searcher::new(self.hash_mb, self.settings.threads));
+                self.searcher = Some(self.fresh_searcher());
                 self.control = Arc::clone(&self.searcher.as_ref().expect("just set").control);
                 send("bestmove 0000");
             }

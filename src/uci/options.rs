@@ -3,10 +3,23 @@
 
 #[derive(Clone, Debug)]
 pub enum Kind {
-    Spin { default: i64, min: i64, max: i64 },
-    Check { default: bool },
+    Spin {
+        default: i64,
+        min: i64,
+        max: i64,
+    },
+    Check {
+        default: bool,
+    },
     Button,
-    Text { default: &'static str },
+    Text {
+        default: &'static str,
+    },
+    /// One of `vars` (matched case-insensitively; the value is the declared spelling).
+    Combo {
+        default: &'static str,
+        vars: &'static [&'static str],
+    },
 }
 
 /// Which option a declaration is: the engine reaches an option's handler and default
@@ -36,6 +49,7 @@ pub enum OptionId {
     BookFile,
     BookDepth,
     BookTemperature,
+    SearchMode,
 }
 
 /// One UCI option: everything about it is declared here once. The `uci` listing,
@@ -280,6 +294,18 @@ pub const OPTIONS: &[OptionDecl] = &[
         help: "Sampling temperature T over book weights in hundredths (75 = 0.75): \
                probability ∝ weight^(1/T); 0 always plays the heaviest move.",
     },
+    OptionDecl {
+        id: OptionId::SearchMode,
+        name: "SearchMode",
+        kind: Kind::Combo {
+            default: "alphabeta",
+            vars: &["alphabeta", "mcts"],
+        },
+        help: "`alphabeta`: the principal variation search. `mcts`: Monte-Carlo tree search \
+               (PUCT, hand-written prior, the same value net; docs/mcts.md), whose tree takes \
+               the `Hash` memory instead of the table and is kept between moves; `go nodes` \
+               counts playouts and `depth` is the mean playout length.",
+    },
 ];
 
 /// The declaration of `id` (each id is declared exactly once; a unit test checks it).
@@ -306,10 +332,10 @@ pub fn check_default(id: OptionId) -> bool {
     }
 }
 
-/// The declared default of a string option.
+/// The declared default of a string or combo option.
 pub fn text_default(id: OptionId) -> &'static str {
     match decl(id).kind {
-        Kind::Text { default } => default,
+        Kind::Text { default } | Kind::Combo { default, .. } => default,
         _ => panic!("option {id:?} is not a string"),
     }
 }
@@ -326,6 +352,9 @@ pub fn readme_table() -> String {
                 ("string".to_string(), format!("`{default}`"))
             }
             Kind::Text { default } => ("string".to_string(), default.to_string()),
+            Kind::Combo { default, vars } => {
+                (format!("combo {}", vars.join(" \\| ")), default.to_string())
+            }
         };
         let default = if default.is_empty() {
             String::new()
@@ -355,6 +384,13 @@ impl OptionDecl {
             Kind::Button => format!("option name {} type button", self.name),
             Kind::Text { default } => {
                 format!("option name {} type string default {default}", self.name)
+            }
+            Kind::Combo { default, vars } => {
+                let vars: String = vars.iter().map(|v| format!(" var {v}")).collect();
+                format!(
+                    "option name {} type combo default {default}{vars}",
+                    self.name
+                )
             }
         }
     }
@@ -426,6 +462,18 @@ pub fn parse(name: &str, value: Option<&str>) -> Result<(&'static OptionDecl, Va
             }
         },
         (Kind::Text { .. }, Some(v)) => Value::Text(v.to_string()),
+        (Kind::Combo { vars, .. }, Some(v)) => {
+            match vars.iter().find(|x| x.eq_ignore_ascii_case(v)) {
+                Some(var) => Value::Text(var.to_string()),
+                None => {
+                    return Err(format!(
+                        "option '{}' must be one of {}, got '{v}'",
+                        decl.name,
+                        vars.join(", ")
+                    ))
+                }
+            }
+        }
         (Kind::Text { .. }, None) => Value::Text(String::new()),
         (_, None) => return Err(format!("option '{}' needs a value", decl.name)),
     };
@@ -466,6 +514,13 @@ mod tests {
             (OptionId::Syzygy50MoveRule, Value::Bool(false))
         );
         assert!(parse("Syzygy50MoveRule", Some("maybe")).is_err());
+        let (decl, value) = parse("searchmode", Some("MCTS")).expect("a combo value");
+        assert_eq!(
+            (decl.id, value),
+            (OptionId::SearchMode, Value::Text("mcts".into()))
+        );
+        assert!(parse("SearchMode", Some("minimax")).is_err());
+        assert!(parse("SearchMode", None).is_err());
         assert!(parse("No Such Option", Some("1")).is_err());
     }
 }

@@ -5,6 +5,7 @@ use super::options::{self, OptionId};
 use super::{error, info_string, Engine, Level};
 use crate::book::Book;
 use crate::search::strength::FULL_STRENGTH_ELO;
+use crate::search::SearchMode;
 
 /// The book's sampling temperature from the `BookTemperature` spin.
 pub(super) fn book_temperature(hundredths: i64) -> f64 {
@@ -83,6 +84,15 @@ impl Engine {
                 self.settings.book_temperature = book_temperature(value.int())
             }
             OptionId::BookFile => self.load_book(value.text()),
+            OptionId::SearchMode => {
+                let mode = SearchMode::from_name(value.text()).expect("parse checked the name");
+                if let Err(e) = self.searcher().set_mode(mode) {
+                    error(&format!(
+                        "{e}; keeping SearchMode {}",
+                        self.searcher().mode().name()
+                    ));
+                }
+            }
         }
     }
 

@@ -1,0 +1,132 @@
+//! Measures the MCTS mode (docs/mcts.md): playouts per second on 1 and 2 threads with
+//! and without capture resolution at the leaves, and the playouts each needs to prove
+//! the mates of tests/mcts.rs.
+//!
+//!     cargo run --release --example mcts_speed
+
+use std::time::Instant;
+
+use rookery::chess::{parse_fen, Position};
+use rookery::search::{score_to_uci, SearchLimits, SearchMode, SearchOptions, Searcher, Silent};
+
+const SPEED_FENS: [&str; 4] = [
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+];
+
+/// (FEN, the mate's score text).
+const MATES: [(&str, &str); 7] = [
+    ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "mate 1"),
+    (
+        "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+        "mate 1",
+    ),
+    (
+        "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 10",
+        "mate 2",
+    ),
+    (
+        "6k1/pp4p1/2p5/2bp4/8/P5Pb/1P3rrP/2BRRN1K b - - 0 1",
+        "mate 2",
+    ),
+    ("r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1", "mate 3"),
+    (
+        "2r3k1/p4p2/3Rp2p/1p2P1pK/8/1P4P1/P3Q2P/1q6 b - - 0 1",
+        "mate 3",
+    ),
+    (
+        "r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1",
+        "mate 3",
+    ),
+];
+
+/// Tactical positions (four from Win At Chess, two openings); the reference move is
+/// alpha-beta's at depth 14, printed beside MCTS's.
+const TACTICS: [&str; 6] = [
+    "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1",
+    "8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - 0 1",
+    "r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1",
+    "5k2/6pp/p1qN4/1p1p4/3P4/2PKP2Q/PP3r2/3R4 b - - 0 1",
+    "rnbqkb1r/pppp1ppp/5n2/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 2 3",
+    "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR b KQkq - 3 3",
+];
+
+fn searcher(threads: usize, capture_plies: usize) -> Searcher {
+    let mut s = Searcher::new(256, threads);
+    s.set_mode(SearchMode::Mcts).expect("memory");
+    s.mcts_mut().expect("MCTS mode").capture_plies = capture_plies;
+    s
+}
+
+fn search(s: &mut Searcher, fen: &str, playouts: u64) -> (rookery::search::SearchResult, f64) {
+    s.clear();
+    let limits = SearchLimits {
+        nodes: Some(playouts),
+        ..Default::default()
+    };
+    let pos = Position::new(parse_fen(fen).unwrap());
+    let start = Instant::now();
+    let result = s.search(&pos, &limits, &SearchOptions::default(), &Silent);
+    (result, start.elapsed().as_secs_f64())
+}
+
+fn main() {
+    println!("playouts/s, go nodes 200000 from a fresh tree");
+    for capture_plies in [0, 4] {
+        for threads in [1, 2] {
+            let mut s = searcher(threads, capture_plies);
+            let (mut total, mut secs) = (0, 0.0);
+            for fen in SPEED_FENS {
+                let (result, t) = search(&mut s, fen, 200_000);
+                total += result.nodes;
+                secs += t;
+                print!(" {:.0}", result.nodes as f64 / t);
+            }
+            println!(
+                "  | capture plies {capture_plies}, threads {threads}: {:.0} playouts/s overall",
+                total as f64 / secs
+            );
+        }
+    }
+    println!("tactics: MCTS (20k playouts) against alpha-beta depth 14");
+    for fen in TACTICS {
+        let pos = Position::new(parse_fen(fen).unwrap());
+        let reference = Searcher::new(64, 1)
+            .search(
+                &pos,
+                &SearchLimits::depth(14),
+                &SearchOptions::default(),
+                &Silent,
+            )
+            .best_move;
+        let text = |m: Option<cozy_chess::Move>| {
+            m.map_or("-".to_string(), |m| {
+                rookery::chess::move_to_uci(&pos.board, m, false)
+            })
+        };
+        print!("  {fen}: alpha-beta {}", text(reference));
+        for capture_plies in [0, 4] {
+            let mut s = searcher(1, capture_plies);
+            let best = search(&mut s, fen, 20_000).0.best_move;
+            print!(", capture plies {capture_plies}: {}", text(best));
+        }
+        println!();
+    }
+    println!("playouts to prove each mate (1 thread; fewest of 1k, 2k, 5k, ... 500k)");
+    for capture_plies in [0, 4] {
+        let mut s = searcher(1, capture_plies);
+        for (fen, mate) in MATES {
+            let found = [
+                1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000,
+            ]
+            .into_iter()
+            .find(|&n| score_to_uci(search(&mut s, fen, n).0.score) == mate);
+            println!(
+                "  capture plies {capture_plies}: {mate} {fen}: {}",
+                found.map_or("not found".to_string(), |n| n.to_string())
+            );
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! The second search: Monte-Carlo tree search with PUCT (`SearchMode mcts`).
+//!
+//! A playout walks down a shared tree ([`tree`]) choosing children by PUCT ([`select`])
+//! with priors from [`prior`], judges the node it reaches ([`leaf`]: exact results, the
+//! tables, or the value net through the WDL model), and backs the result up
+//! ([`playout`]). This file runs the playouts on the search threads, decides when to
+//! stop, keeps the tree between moves, and reports through the same [`Reporter`] as
+//! alpha-beta ([`report`] reads the tree out).
+//!
+//! One definition of everything reported: `nodes` = playouts (what `go nodes` limits),
+//! `depth` = the mean playout length in plies (what `go depth` waits for), `seldepth` =
+//! the longest; PV, MultiPV and `bestmove` by visits, a proven mate overriding.
+
+mod leaf;
+pub mod params;
+mod playout;
+pub mod prior;
+mod report;
+mod select;
+pub mod tree;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+use std::time::Instant;
+
+use cozy_chess::{Board, Move};
+
+use super::alphabeta::{tablebase_score, TablebaseLimits};
+use super::{
+    wait_for_release, wdl, Reporter, RootSetup, SearchControl, SearchInfo, SearchLimits,
+    SearchOptions, SearchResult, TimeManager, DECISIVE,
+};
+use crate::chess::{legal_moves, Position};
+use params::{REPORT_INTERVAL_MS, TIME_CHECK_INTERVAL};
+use playout::{Shared, Worker};
+use prior::{HandWritten, Prior};
+use tree::{Expansion, Proof, Tree, ROOT};
+
+/// The tree search's state between searches: the tree, the prior, and which game
+/// position the tree's root is (to reuse the subtree after the next moves).
+pub struct Mcts {
+    tree: Tree,
+    prior: Box<dyn Prior>,
+    /// The root's game: start position and the moves played from it.
+    root_game: Option<(Board, Vec<Move>)>,
+    /// Plies of captures resolved at a leaf ([`params::LEAF_QSEARCH_PLIES`]; 0 = none).
+    pub capture_plies: usize,
+}
+
+impl Mcts {
+    /// A tree in `megabytes` of memory (`Hash`), with the hand-written prior.
+    pub fn try_new(megabytes: usize) -> Result<Self, String> {
+        Ok(Mcts {
+            tree: Tree::try_new(megabytes)?,
+            prior: Box::new(HandWritten),
+            root_game: None,
+            capture_plies: params::LEAF_QSEARCH_PLIES,
+        })
+    }
+
+    /// Replaces the prior (a policy network, later).
+    pub fn set_prior(&mut self, prior: Box<dyn Prior>) {
+        self.prior = prior;
+        self.clear();
+    }
+
+    /// Forgets the tree (`ucinewgame`, `Clear Hash`).
+    pub fn clear(&mut self) {
+        self.tree.clear();
+        self.root_game = None;
+    }
+
+    /// Playouts through the root so far (the reused ones included).
+    pub fn root_visits(&self) -> u32 {
+        self.tree.node(ROOT).visits()
+    }
+
+    /// Each root move with its visits, in the order the moves were generated.
+    pub fn root_child_visits(&self) -> Vec<(Move, u32)> {
+        let root = self.tree.node(ROOT);
+        root.child_range()
+            .map(|c| (self.tree.node(c).mv(), self.tree.node(c).visits()))
+            .collect()
+    }
+
+    /// Per mille of the tree's memory in use.
+    pub fn hashfull(&self) -> usize {
+        self.tree.hashfull()
+    }
+
+    /// Keeps the subtree of `pos` when it continues the game of the last search (or is
+    /// the same position), else starts afresh.
+    fn reuse_or_clear(&mut self, pos: &Position) {
+        let extra = self.root_game.as_ref().and_then(|(start, moves)| {
+            (start == &pos.start && pos.moves.starts_with(moves)).then(|| &pos.moves[moves.len()..])
+        });
+        let new_root = extra.and_then(|extra| {
+            extra
+                .iter()
+                .try_fold(ROOT, |at, &mv| self.tree.child_by_move(at, mv))
+        });
+        match new_root {
+            Some(index) if self.tree.node(index).is_expanded() => self.tree.promote(index),
+            _ => self.tree.clear(),
+        }
+        self.root_game = Some((pos.start.clone(), pos.moves.clone()));
+    }
+
+    /// Searches `pos` with `threads` threads; the same contract as
+    /// [`super::Searcher::search`].
+    pub fn search(
+        &mut self,
+        pos: &Position,
+        limits: &SearchLimits,
+        options: &SearchOptions,
+        threads: usize,
+        control: &SearchControl,
+        reporter: &dyn Reporter,
+    ) -> SearchResult {
+        let setup = RootSetup::new(pos, limits, options);
+        if setup.moves.is_empty() {
+            wait_for_release(control, limits);
+            return SearchResult::default();
+        }
+        self.reuse_or_clear(pos);
+        self.expand_root(&pos.board);
+        let legal = legal_moves(&pos.board).len();
+        let restricted = setup.moves.len() < legal;
+        // One legal move: one playout for an `info` line, then answer.
+        let max_playouts = if legal == 1 {
+            1
+        } else {
+            limits
+                .nodes
+                .unwrap_or(u64::MAX)
+                .min(limits.soft_nodes.unwrap_or(u64::MAX))
+        };
+        let shared = Shared {
+            tree: &self.tree,
+            prior: self.prior.as_ref(),
+            control,
+            finished: AtomicBool::new(false),
+            root_moves: restricted.then_some(setup.moves.as_slice()),
+            tb: TablebaseLimits::new(&options.tablebases),
+            tb_hits: AtomicU64::new(setup.tb_hits),
+            capture_plies: self.capture_plies,
+            max_playouts,
+            playouts: AtomicU64::new(0),
+            depth_sum: AtomicU64::new(0),
+            seldepth: AtomicU64::new(0),
+        };
+        let mut driver = Driver {
+            shared: &shared,
+            limits,
+            time: TimeManager::new(limits, pos.board.side_to_move(), options.move_overhead),
+            was_pondering: control.pondering.load(SeqCst),
+            material: wdl::material(&pos.board),
+            multipv: options.multipv.clamp(1, setup.moves.len()),
+            root_tb: setup
+                .tb
+                .map(|w| tablebase_score(w, 0, options.tablebases.rule50).0),
+            reporter,
+        };
+        std::thread::scope(|scope| {
+            for _ in 1..threads.max(1) {
+                let shared = &shared;
+                std::thread::Builder::new()
+                    .stack_size(8 << 20)
+                    .spawn_scoped(scope, move || Worker::new(shared, pos).run())
+                    .expect("spawn search thread");
+            }
+            driver.run(&mut Worker::new(&shared, pos));
+            shared.finished.store(true, SeqCst);
+        });
+        wait_for_release(control, limits);
+        driver.result(setup.moves[0])
+    }
+
+    /// Gives the root its children if it has none yet (a fresh tree).
+    fn expand_root(&mut self, board: &Board) {
+        if self.tree.node(ROOT).is_expanded() {
+            return;
+        }
+        let moves = legal_moves(board);
+        let mut priors = Vec::new();
+        self.prior.priors(board, &moves, &mut priors);
+        if self.tree.expand(ROOT, &moves, &priors) == Expansion::Full {
+            self.tree.clear();
+            self.tree.expand(ROOT, &moves, &priors);
+        }
+    }
+}
+
+/// The main thread's side of a search: playouts, stop rules, `info` lines.
+struct Driver<'a> {
+    shared: &'a Shared<'a>,
+    limits: &'a SearchLimits,
+    time: TimeManager,
+    was_pondering: bool,
+    material: i32,
+    multipv: usize,
+    /// The tables' score for the root, when the root is in them.
+    root_tb: Option<i32>,
+    reporter: &'a dyn Reporter,
+}
+
+impl Driver<'_> {
+    fn run(&mut self, worker: &mut Worker) {
+        let start = Instant::now();
+        let mut last_report = start;
+        let mut reported_depth = 0;
+        let mut own_playouts = 0u64;
+        while !self.shared.stop_requested() && self.shared.claim_playout() {
+            worker.playout();
+            own_playouts += 1;
+            if own_playouts.is_multiple_of(TIME_CHECK_INTERVAL) && self.should_stop() {
+                break;
+            }
+            let depth = self.mean_depth();
+            if self.limits.depth.is_some_and(|d| depth >= d) {
+                break;
+            }
+            if depth > reported_depth
+                || last_report.elapsed().as_millis() as u64 >= REPORT_INTERVAL_MS
+            {
+                reported_depth = reported_depth.max(depth);
+                last_report = Instant::now();
+                self.report();
+            }
+        }
+        self.report();
+    }
+
+    /// The mean playout length, rounded (at least 1).
+    fn mean_depth(&self) -> i32 {
+        let playouts = self.shared.playouts().max(1);
+        let sum = self.shared.depth_sum.load(Relaxed);
+        ((sum + playouts / 2) / playouts).max(1) as i32
+    }
+
+    /// The clock, `ponderhit`, a proven result at the root, a full tree (unless `go
+    /// nodes` asked for a number of playouts: more visits no longer grow the tree, so a
+    /// move on the clock banks the time for the next one, where the tree is reused).
+    fn should_stop(&mut self) -> bool {
+        let pondering = self.shared.control.pondering.load(Relaxed);
+        if self.was_pondering && !pondering {
+            self.time.ponderhit();
+        }
+        self.was_pondering = pondering;
+        if pondering {
+            return false;
+        }
+        if self.time.hard_expired() || self.time.soft_expired(1.0) {
+            return true;
+        }
+        if self.limits.infinite {
+            return false;
+        }
+        let tree = self.shared.tree;
+        let children = report::ranked_children(tree, ROOT, self.shared.root_moves);
+        // A proven mate ends a game move (it may not be the shortest, but it mates), an
+        // analysis only when it cannot be shorter or `go mate` asked for no more.
+        let mate_found = match children.first().map(|&c| tree.node(c).proof()) {
+            Some(Proof::Loss(plies)) => {
+                let moves = plies as i32 / 2 + 1;
+                plies == 0 || self.time.is_timed() || self.limits.mate.is_some_and(|m| moves <= m)
+            }
+            _ => false,
+        };
+        let all_decided = children
+            .iter()
+            .all(|&c| tree.node(c).proof() != Proof::Unknown);
+        let full = !tree.has_room() && self.limits.nodes.is_none();
+        mate_found || all_decided || full
+    }
+
+    fn lines(&self) -> Vec<super::RootLine> {
+        let mut lines = report::root_lines(
+            self.shared.tree,
+            self.shared.root_moves,
+            self.multipv,
+            self.material,
+            self.mean_depth(),
+        );
+        if let Some(tb) = self.root_tb {
+            for line in &mut lines {
+                if line.score.abs() < DECISIVE {
+                    line.score = tb;
+                }
+            }
+        }
+        lines
+    }
+
+    fn report(&self) {
+        let seldepth = self.shared.seldepth.load(Relaxed) as usize;
+        for (i, line) in self.lines().iter().enumerate() {
+            self.reporter.iteration(&SearchInfo {
+                depth: line.depth,
+                seldepth: seldepth.max(line.depth as usize),
+                multipv: i + 1,
+                score: line.score,
+                bound: None,
+                nodes: self.shared.playouts(),
+                time_ms: self.time.elapsed_ms(),
+                hashfull: self.shared.tree.hashfull(),
+                tbhits: self.shared.tb_hits.load(Relaxed),
+                pv: &line.pv,
+            });
+        }
+    }
+
+    fn result(&self, fallback: Move) -> SearchResult {
+        let lines = self.lines();
+        let best = lines.first();
+        SearchResult {
+            best_move: Some(best.and_then(|l| l.pv.first().copied()).unwrap_or(fallback)),
+            ponder_move: best.and_then(|l| l.pv.get(1).copied()),
+            score: best.map_or(0, |l| l.score),
+            depth: self.mean_depth(),
+            nodes: self.shared.playouts(),
+            tbhits: self.shared.tb_hits.load(Relaxed),
+            lines,
+        }
+    }
+}

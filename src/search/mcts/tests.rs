@@ -1,0 +1,183 @@
+//! The tree search through [`Searcher`]: reuse, memory bounds, forced moves and
+//! determinism. All limits are playouts, never clocks.
+
+use cozy_chess::Move;
+
+use crate::chess::{legal_moves, parse_fen, parse_uci_move, Position};
+use crate::search::{SearchLimits, SearchMode, SearchOptions, SearchResult, Searcher, Silent};
+
+fn mcts_searcher(hash_mb: usize, threads: usize) -> Searcher {
+    let mut s = Searcher::new(hash_mb, threads);
+    s.set_mode(SearchMode::Mcts).expect("memory for the tree");
+    s
+}
+
+fn playouts(s: &mut Searcher, pos: &Position, n: u64) -> SearchResult {
+    let limits = SearchLimits {
+        nodes: Some(n),
+        ..Default::default()
+    };
+    s.search(pos, &limits, &SearchOptions::default(), &Silent)
+}
+
+fn visits(s: &Searcher) -> Vec<(Move, u32)> {
+    s.mcts().expect("MCTS mode").root_child_visits()
+}
+
+const MIDDLEGAME: &str = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+
+fn middlegame() -> Position {
+    Position::new(parse_fen(MIDDLEGAME).unwrap())
+}
+
+#[test]
+fn more_playouts_on_the_same_position_equal_one_longer_search() {
+    let pos = middlegame();
+    let mut split = mcts_searcher(16, 1);
+    playouts(&mut split, &pos, 300);
+    let second = playouts(&mut split, &pos, 200);
+    let mut whole = mcts_searcher(16, 1);
+    let once = playouts(&mut whole, &pos, 500);
+    assert_eq!(visits(&split), visits(&whole));
+    assert_eq!(second.best_move, once.best_move);
+    assert_eq!(split.mcts().unwrap().root_visits(), 500);
+}
+
+#[test]
+fn the_next_moves_reuse_the_subtree_with_its_visits() {
+    let mut s = mcts_searcher(16, 1);
+    let mut pos = middlegame();
+    let first = playouts(&mut s, &pos, 2000);
+    let best = first.best_move.unwrap();
+    let kept = visits(&s).iter().find(|(m, _)| *m == best).unwrap().1;
+    pos.play(best);
+    playouts(&mut s, &pos, 100);
+    assert_eq!(s.mcts().unwrap().root_visits(), kept + 100);
+    // Two plies on (our move and the reply): the grandchild's visits are kept too.
+    let reply = s.search(
+        &pos,
+        &SearchLimits {
+            nodes: Some(1),
+            ..Default::default()
+        },
+        &SearchOptions::default(),
+        &Silent,
+    );
+    let ours = reply.best_move.unwrap();
+    let grand = visits(&s).iter().find(|(m, _)| *m == ours).unwrap().1;
+    let mut next = pos.clone();
+    next.play(ours);
+    let answer = reply.ponder_move.expect("a reply in the PV");
+    let mut after_child = next.clone();
+    after_child.play(answer);
+    playouts(&mut s, &next, 0);
+    let child_visits = visits(&s).iter().find(|(m, _)| *m == answer).unwrap().1;
+    assert_eq!(s.mcts().unwrap().root_visits(), grand);
+    playouts(&mut s, &after_child, 10);
+    assert_eq!(s.mcts().unwrap().root_visits(), child_visits + 10);
+}
+
+#[test]
+fn another_game_or_a_new_game_starts_a_fresh_tree() {
+    let mut s = mcts_searcher(16, 1);
+    playouts(&mut s, &middlegame(), 300);
+    playouts(&mut s, &Position::default(), 50);
+    assert_eq!(s.mcts().unwrap().root_visits(), 50);
+    s.clear();
+    playouts(&mut s, &Position::default(), 40);
+    assert_eq!(s.mcts().unwrap().root_visits(), 40);
+}
+
+#[test]
+fn a_one_megabyte_tree_survives_many_playouts() {
+    let mut s = mcts_searcher(1, 1);
+    let pos = middlegame();
+    let result = playouts(&mut s, &pos, 150_000);
+    assert!(legal_moves(&pos.board).contains(&result.best_move.unwrap()));
+    assert_eq!(result.nodes, 150_000);
+    assert_eq!(s.mcts().unwrap().root_visits(), 150_000);
+    assert!(s.mcts().unwrap().hashfull() > 990, "the tree filled up");
+}
+
+#[test]
+fn two_threads_fill_a_one_megabyte_tree_together() {
+    let mut s = mcts_searcher(1, 2);
+    let pos = middlegame();
+    let result = playouts(&mut s, &pos, 100_000);
+    assert!(legal_moves(&pos.board).contains(&result.best_move.unwrap()));
+    assert_eq!(s.mcts().unwrap().root_visits(), 100_000);
+    let sum: u32 = visits(&s).iter().map(|(_, v)| v).sum();
+    assert_eq!(sum, 100_000);
+}
+
+#[test]
+fn a_depth_that_cannot_be_reached_ends_when_the_tree_is_full() {
+    let mut s = mcts_searcher(1, 1);
+    let pos = middlegame();
+    let result = s.search(
+        &pos,
+        &SearchLimits::depth(60),
+        &SearchOptions::default(),
+        &Silent,
+    );
+    assert!(legal_moves(&pos.board).contains(&result.best_move.unwrap()));
+    assert!(result.depth < 60 && s.mcts().unwrap().hashfull() > 990);
+}
+
+#[test]
+fn a_single_legal_move_is_played_after_one_playout() {
+    // Black's king in check from the rook, one square to go.
+    let pos = Position::new(parse_fen("k7/8/1K6/8/8/8/8/R7 b - - 0 1").unwrap());
+    assert_eq!(legal_moves(&pos.board).len(), 1);
+    let mut s = mcts_searcher(16, 1);
+    let result = playouts(&mut s, &pos, 1_000_000);
+    assert_eq!(result.nodes, 1);
+    assert_eq!(result.best_move, Some(legal_moves(&pos.board)[0]));
+}
+
+#[test]
+fn searchmoves_restricts_the_answer() {
+    let pos = middlegame();
+    let only = parse_uci_move(&pos.board, "a2a3").unwrap();
+    let mut s = mcts_searcher(16, 1);
+    let limits = SearchLimits {
+        nodes: Some(300),
+        searchmoves: vec![only],
+        ..Default::default()
+    };
+    let result = s.search(&pos, &limits, &SearchOptions::default(), &Silent);
+    assert_eq!(result.best_move, Some(only));
+    assert_eq!(result.lines.len(), 1);
+}
+
+#[test]
+fn two_threads_share_the_tree_and_count_playouts_exactly() {
+    let mut s = mcts_searcher(16, 2);
+    let pos = middlegame();
+    let result = playouts(&mut s, &pos, 3000);
+    assert_eq!(result.nodes, 3000);
+    assert_eq!(s.mcts().unwrap().root_visits(), 3000);
+    let sum: u32 = visits(&s).iter().map(|(_, v)| v).sum();
+    assert_eq!(sum, 3000);
+}
+
+#[test]
+fn multipv_lines_are_distinct_moves_by_visits() {
+    let pos = middlegame();
+    let mut s = mcts_searcher(16, 1);
+    let options = SearchOptions {
+        multipv: 3,
+        ..Default::default()
+    };
+    let limits = SearchLimits {
+        nodes: Some(600),
+        ..Default::default()
+    };
+    let result = s.search(&pos, &limits, &options, &Silent);
+    assert_eq!(result.lines.len(), 3);
+    let v = visits(&s);
+    let visits_of = |m: Move| v.iter().find(|(x, _)| *x == m).unwrap().1;
+    let firsts: Vec<u32> = result.lines.iter().map(|l| visits_of(l.pv[0])).collect();
+    assert!(firsts.windows(2).all(|w| w[0] >= w[1]), "{firsts:?}");
+    assert_eq!(result.best_move, Some(result.lines[0].pv[0]));
+}
