@@ -17,10 +17,12 @@
 #   REF_BELOW    Rookery level that anchors levels under 1350 [1350]
 #   EXTRA        extra match.py arguments
 #
-# Levels up to 1900 are human levels (src/human/levels.rs): each result line also
-# records the model rating the level asked the human model about (from the engine's
-# announcement), so that scripts/calibration_table.py --fit can fit the line that maps a
-# model rating to measured strength (FIT_INTERCEPT, FIT_SLOPE in src/human/levels.rs).
+# Levels up to 1400 are human levels (src/human/levels.rs): each result line also
+# records the model rating and temperature the level played at (from the engine's
+# announcement), from which scripts/calibration_table.py --fit prints the CALIBRATION
+# table of src/human/levels.rs. Other settings (the UCI options `Human Model Rating`
+# and `Human Temperature`) are measured with scripts/match.py directly, the row tagged
+# the same way (docs/strength.md shows the commands).
 #
 # Human Timing is off during calibration (it changes how long a move takes, not which
 # move is chosen; off, games go at the opponent's pace). Each level takes ~10 minutes at
@@ -56,17 +58,20 @@ for level in "${LEVELS[@]}"; do
     -c "$CONCURRENCY" --option1 "Human Timing=false" --option1 "Seed=0" \
     --event "calibration $sha" --results "$RESULTS" --fail-on-errors first $EXTRA
   # The model rating of a human level, as the engine announces it (empty otherwise).
-  model_rating=$(printf 'setoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value %s\nquit\n' "$level" \
-    | "$BIN" | sed -n 's/.*human model at rating \([0-9]*\).*/\1/p' | tail -1)
+  announced=$(printf 'setoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value %s\nquit\n' "$level" \
+    | "$BIN" | grep 'human model at rating' | tail -1)
+  model_rating=$(sed -n 's/.*human model at rating \([0-9]*\).*/\1/p' <<<"$announced")
+  temperature=$(sed -n 's/.*temperature \([0-9.]*\).*/\1/p' <<<"$announced")
   # Tag the line with the binary and commit: the table uses each level's latest binary.
-  python3 - "$RESULTS" "$sha" "$(git rev-parse --short HEAD)" "$model_rating" <<'PY'
+  python3 - "$RESULTS" "$sha" "$(git rev-parse --short HEAD)" "$model_rating" "$temperature" <<'PY'
 import json, sys
-path, sha, commit, model_rating = sys.argv[1:]
+path, sha, commit, model_rating, temperature = sys.argv[1:]
 lines = open(path).read().splitlines()
 row = json.loads(lines[-1])
 row.update(binary=sha, commit=commit)
 if model_rating:
     row["model_rating"] = int(model_rating)
+    row["temperature"] = float(temperature or 0.4)
 lines[-1] = json.dumps(row)
 open(path, "w").write("\n".join(lines) + "\n")
 PY

@@ -8,11 +8,11 @@ docs/calibration.png (nominal vs measured, with error bars) when matplotlib is p
 
   scripts/calibration_table.py [--results docs/calibration/results.jsonl] [--plot FILE]
   scripts/calibration_table.py --measured 1350    # just that level's measured rating
-  scripts/calibration_table.py --fit              # the human levels' mapping, fitted
+  scripts/calibration_table.py --fit              # the human levels' settings table
 
---fit: for the human levels (rows that record the `model_rating` the level used), the
-weighted least-squares line measured = intercept + slope x model rating (weights 1/err^2),
-printed as the constants of src/human/levels.rs (FIT_INTERCEPT, FIT_SLOPE).
+--fit: the human-level settings measured (rows that record the `model_rating` and
+`temperature` a level played at), as the CALIBRATION table of src/human/levels.rs, which
+interpolates between them.
 """
 import argparse
 import json
@@ -78,32 +78,34 @@ def levels(rows):
     return out
 
 
-def fit(table):
-    """(intercept, slope, points) of measured = intercept + slope * model rating over the
-    human levels with a finite measurement; None with fewer than two distinct ratings."""
-    pts = [(a["model_rating"], a["measured"], a["err"]) for a in table.values()
-           if a.get("model_rating") and a["measured"] == a["measured"] and a["err"] > 0]
-    if len({p[0] for p in pts}) < 2:
-        return None
-    w = [1 / e ** 2 for _, _, e in pts]
-    sw = sum(w)
-    mx = sum(wi * x for wi, (x, _, _) in zip(w, pts)) / sw
-    my = sum(wi * y for wi, (_, y, _) in zip(w, pts)) / sw
-    sxx = sum(wi * (x - mx) ** 2 for wi, (x, _, _) in zip(w, pts))
-    sxy = sum(wi * (x - mx) * (y - my) for wi, (x, y, _) in zip(w, pts))
-    slope = sxy / sxx
-    return my - slope * mx, slope, pts
+def settings_rows(rows):
+    """Human-level measurements: (measured, err, model rating, temperature, games, name) of
+    every result row that records the model rating it played at (the latest row per
+    setting), rated against its opponent's rating."""
+    latest = {}
+    for r in rows:
+        if r.get("model_rating") and r.get("games") and r.get("rating2") is not None:
+            latest[(r["model_rating"], r.get("temperature", 0.4))] = r
+    out = []
+    for (rating, temperature), r in latest.items():
+        score = r["points"] / r["games"]
+        diff = elo_from_score(score) if 0 < score < 1 else float("nan")
+        err = r.get("err_penta") or r.get("err_tri") or float("nan")
+        out.append((r["rating2"] + diff, err, rating, temperature, r["games"], r["engine1"]))
+    return sorted(out)
 
 
-def print_fit(table):
-    result = fit(table)
-    if result is None:
-        sys.exit("need human levels measured at two or more model ratings")
-    intercept, slope, pts = result
-    for x, y, e in sorted(pts):
-        print(f"model rating {x}: measured {y:.0f} ± {e:.0f}, line {intercept + slope * x:.0f}")
-    print(f"pub const FIT_INTERCEPT: f64 = {intercept:.1f};")
-    print(f"pub const FIT_SLOPE: f64 = {slope:.4f};")
+def print_fit(rows):
+    pts = settings_rows(rows)
+    if len(pts) < 2:
+        sys.exit("need human levels measured at two or more settings")
+    for measured, err, rating, temperature, games, name in pts:
+        print(f"model rating {rating}, temperature {temperature}: measured {measured:.0f} ± "
+              f"{err:.0f} ({games} games, {name})")
+    print("// rows for src/human/levels.rs CALIBRATION (measured, model rating, temperature);")
+    print("// keep those that rise with the measured strength:")
+    for measured, _, rating, temperature, _, _ in pts:
+        print(f"    ({measured:.1f}, {rating:.1f}, {temperature}),")
 
 
 def main():
@@ -113,9 +115,10 @@ def main():
     ap.add_argument("--measured", type=int, help="print only this level's measured rating")
     ap.add_argument("--fit", action="store_true", help="fit the human levels' mapping")
     args = ap.parse_args()
-    table = levels(load(args.results))
+    rows = load(args.results)
+    table = levels(rows)
     if args.fit:
-        print_fit(table)
+        print_fit(rows)
         return
     if args.measured is not None:
         if args.measured not in table:

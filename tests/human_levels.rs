@@ -147,3 +147,18 @@ fn a_human_level_plays_legal_moves_through_uci() {
         moves = played.iter().map(String::as_str).collect();
     }
 }
+
+#[test]
+fn a_file_that_is_not_a_combiner_is_refused_with_a_reason() {
+    use rookery::human::combiner::Combiner;
+    let garbage = Combiner::from_bytes(b"not a net").err().expect("refused");
+    assert!(garbage.contains("not a safetensors"), "{garbage}");
+    let prior = Combiner::from_bytes(rookery::policy::DEFAULT_PRIOR)
+        .err()
+        .expect("the prior is not a combiner");
+    assert!(prior.contains("not a human-model combiner"), "{prior}");
+    let missing = Combiner::load(std::path::Path::new("/nonexistent/c.safetensors"))
+        .err()
+        .expect("missing file refused");
+    assert!(missing.contains("cannot read combiner"), "{missing}");
+}

@@ -10,9 +10,10 @@
 
 use std::path::Path;
 
-use safetensors::{Dtype, SafeTensors};
+use safetensors::SafeTensors;
 
 use super::features::{DEPTHS, MOVE_FEATURES};
+use crate::policy::network::f32_tensor;
 
 /// Inputs of the combiner per move: the features and the features times the rating.
 pub const COMBINER_INPUTS: usize = 2 * MOVE_FEATURES;
@@ -67,23 +68,7 @@ impl Combiner {
     pub fn from_bytes(bytes: &[u8]) -> Result<Combiner, String> {
         let st =
             SafeTensors::deserialize(bytes).map_err(|e| format!("not a safetensors file ({e})"))?;
-        let read = |name: &str| -> Result<(Vec<usize>, Vec<f32>), String> {
-            let t = st
-                .tensor(name)
-                .map_err(|_| format!("no tensor '{name}': not a human-model combiner"))?;
-            if t.dtype() != Dtype::F32 {
-                return Err(format!("tensor '{name}' is {:?}, expected F32", t.dtype()));
-            }
-            let v: Vec<f32> = t
-                .data()
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
-            if v.iter().any(|x| !x.is_finite()) {
-                return Err(format!("tensor '{name}' holds a NaN or infinity"));
-            }
-            Ok((t.shape().to_vec(), v))
-        };
+        let read = |name: &str| f32_tensor(&st, name, "a human-model combiner");
         let (shape, hidden_w) = read("hidden.weight")?;
         let hidden = *shape.get(1).ok_or("hidden.weight is not a matrix")?;
         let expect = |name: &str, got: &[usize], want: &[usize]| {

@@ -3,11 +3,13 @@
 //! the level errs as people of its strength do. Above the range, the node-limited
 //! levels of `search::strength` take over up to full strength.
 //!
-//! A level's strength is set by the model's rating input: the calibration games
-//! (`scripts/calibrate.sh`, docs/strength.md) measure, on Stockfish 15.1's `UCI_Elo`
-//! scale at 10+0.1, how strong the model plays at a given rating input, and a straight
-//! line fitted to them ([`FIT_INTERCEPT`], [`FIT_SLOPE`]) is inverted to find the input
-//! for a nominal level.
+//! A level's strength is set by two knobs, the model's rating input and the temperature
+//! of the draw. Calibration games (`scripts/calibrate.sh`, docs/strength.md) measured,
+//! on Stockfish 15.1's `UCI_Elo` scale at 10+0.1, how strong the model plays at a few
+//! settings ([`CALIBRATION`]); a level takes the settings interpolated between the two
+//! measured points that bracket its rating. The rating input alone moves strength
+//! little (800 → 1350 gains ~280 Elo at temperature 0.4, and 1900 plays no better than
+//! 1350), so the weakest levels also draw more freely.
 
 use cozy_chess::Move;
 use rand::{Rng, SeedableRng};
@@ -18,15 +20,20 @@ use crate::policy::shape::TOP_RATING;
 /// The lowest `UCI_Elo` offered.
 pub const HUMAN_MIN_ELO: i32 = 600;
 /// The strongest human level; above it the node-limited levels play.
-pub const HUMAN_MAX_ELO: i32 = 1900;
-/// Measured strength (`UCI_Elo` scale) = `FIT_INTERCEPT` + `FIT_SLOPE` × model rating.
-pub const FIT_INTERCEPT: f64 = 0.0;
-pub const FIT_SLOPE: f64 = 1.0;
-/// The levels' temperature (see [`sharpen`]): at 1 a level would draw as often as the
-/// players do and match their move ~27–35 % of the time; at 0.4 it matches it 36–45 %
-/// (validation positions, `rookery train-combiner --evaluate`), close to the model's
-/// most likely move, while still varying its play.
-pub const TEMPERATURE: f32 = 0.4;
+pub const HUMAN_MAX_ELO: i32 = 1400;
+/// Measured strength → (model rating, temperature), ascending; each row is one
+/// 100-game calibration match (docs/calibration/results.jsonl, docs/strength.md).
+/// Temperature (see [`sharpen`]): at 1 a level draws as often as the players do and
+/// matches their move ~27–35 % of the time; at 0.4 it matches it 36–45 % (validation
+/// positions, `rookery train-combiner --evaluate`), close to the model's most likely move
+/// while still varying its play, so every level from ~1100 up keeps 0.4.
+pub const CALIBRATION: [(f64, f64, f32); 5] = [
+    (613.0, 600.0, 1.0),
+    (776.0, 700.0, 0.7),
+    (1091.0, 800.0, 0.4),
+    (1255.0, 1100.0, 0.4),
+    (1374.0, 1350.0, 0.4),
+];
 /// Ratings the model is asked about (the prior's table and the data's range).
 const MODEL_RATING_RANGE: (f64, f64) = (600.0, TOP_RATING as f64);
 /// A move the model gives less than this share of its most likely move's probability is
@@ -52,12 +59,13 @@ impl HumanLevel {
             return None;
         }
         let elo = elo.max(HUMAN_MIN_ELO);
-        let rating = ((elo as f64 - FIT_INTERCEPT) / FIT_SLOPE)
-            .clamp(MODEL_RATING_RANGE.0, MODEL_RATING_RANGE.1);
+        let (rating, temperature) = settings_for(elo as f64);
         Some(HumanLevel {
             elo,
-            model_rating: rating.round() as u16,
-            temperature: TEMPERATURE,
+            model_rating: rating
+                .clamp(MODEL_RATING_RANGE.0, MODEL_RATING_RANGE.1)
+                .round() as u16,
+            temperature,
         })
     }
 
@@ -78,6 +86,17 @@ impl HumanLevel {
             .max_by(|&a, &b| p[a].total_cmp(&p[b]))
             .map(|i| prediction.moves[i])
     }
+}
+
+/// The model rating and temperature for a strength: linear between the two calibration
+/// points around it, along the nearest segment beyond them.
+fn settings_for(elo: f64) -> (f64, f32) {
+    let last = CALIBRATION.len() - 1;
+    let i = (1..last).find(|&i| elo < CALIBRATION[i].0).unwrap_or(last) - 1;
+    let (a, b) = (CALIBRATION[i], CALIBRATION[i + 1]);
+    let t = (elo - a.0) / (b.0 - a.0);
+    let temperature = a.2 + (b.2 - a.2) * t.clamp(0.0, 1.0) as f32;
+    (a.1 + (b.1 - a.1) * t, temperature)
 }
 
 /// The distribution a level draws from: the probabilities raised to `1 / temperature`
@@ -131,11 +150,23 @@ mod tests {
     fn levels_cover_the_range_and_rise_with_the_elo() {
         assert_eq!(HumanLevel::from_elo(HUMAN_MAX_ELO + 1), None);
         assert_eq!(HumanLevel::from_elo(100).unwrap().elo, HUMAN_MIN_ELO);
-        let mut last = 0;
-        for elo in (HUMAN_MIN_ELO..=HUMAN_MAX_ELO).step_by(100) {
-            let r = HumanLevel::from_elo(elo).unwrap().model_rating;
-            assert!(r >= last, "model rating falls at {elo}");
-            last = r;
+        let (mut last_rating, mut last_temperature) = (0, f32::INFINITY);
+        for elo in (HUMAN_MIN_ELO..=HUMAN_MAX_ELO).step_by(50) {
+            let level = HumanLevel::from_elo(elo).unwrap();
+            assert!(
+                level.model_rating >= last_rating,
+                "model rating falls at {elo}"
+            );
+            assert!(
+                level.temperature <= last_temperature,
+                "temperature rises at {elo}"
+            );
+            (last_rating, last_temperature) = (level.model_rating, level.temperature);
+        }
+        // The calibration points themselves are met.
+        for (measured, rating, temperature) in CALIBRATION {
+            let (r, t) = settings_for(measured);
+            assert!((r - rating).abs() < 1e-6 && (t - temperature).abs() < 1e-6);
         }
     }
 

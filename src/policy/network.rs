@@ -103,24 +103,10 @@ impl PriorNet {
         };
         let mut w = HashMap::new();
         for name in TENSORS {
-            let t = st
-                .tensor(name)
-                .map_err(|_| format!("no tensor '{name}': not a human prior net"))?;
+            let (got, values) = f32_tensor(&st, name, "a human prior net")?;
             let want = tensor_shape(name, shape);
-            if t.dtype() != Dtype::F32 || t.shape() != want.as_slice() {
-                return Err(format!(
-                    "tensor '{name}' is {:?} {:?}, expected F32 {want:?}",
-                    t.dtype(),
-                    t.shape()
-                ));
-            }
-            let values: Vec<f32> = t
-                .data()
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
-            if values.iter().any(|v| !v.is_finite()) {
-                return Err(format!("tensor '{name}' holds a NaN or infinity"));
+            if got != want {
+                return Err(format!("tensor '{name}' is {got:?}, expected {want:?}"));
             }
             w.insert(name, values);
         }
@@ -193,6 +179,30 @@ impl PriorNet {
         let probs = softmax(&self.logits(&h, &rows));
         moves.into_iter().zip(probs).collect()
     }
+}
+
+/// A finite f32 tensor of a safetensors file, with its shape; `kind` names what the
+/// file should be, for the message when the tensor is missing.
+pub fn f32_tensor(
+    st: &SafeTensors,
+    name: &str,
+    kind: &str,
+) -> Result<(Vec<usize>, Vec<f32>), String> {
+    let t = st
+        .tensor(name)
+        .map_err(|_| format!("no tensor '{name}': not {kind}"))?;
+    if t.dtype() != Dtype::F32 {
+        return Err(format!("tensor '{name}' is {:?}, expected F32", t.dtype()));
+    }
+    let values: Vec<f32> = t
+        .data()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    if values.iter().any(|v| !v.is_finite()) {
+        return Err(format!("tensor '{name}' holds a NaN or infinity"));
+    }
+    Ok((t.shape().to_vec(), values))
 }
 
 /// Softmax of logits (max-subtracted, so large logits do not overflow).

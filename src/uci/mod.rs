@@ -66,6 +66,9 @@ struct Settings {
     human_timing: bool,
     seed: u64,
     show_human_moves: bool,
+    /// Calibration overrides of a human level's model rating and temperature (0: off).
+    human_model_rating: u16,
+    human_temperature: u16,
     search_mode: SearchMode,
 }
 
@@ -93,6 +96,8 @@ impl Settings {
             human_timing: check_default(Id::HumanTiming),
             seed: spin_default(Id::Seed) as u64,
             show_human_moves: check_default(Id::ShowHumanMoves),
+            human_model_rating: spin_default(Id::HumanModelRating) as u16,
+            human_temperature: spin_default(Id::HumanTemperature) as u16,
             search_mode: SearchMode::from_name(options::text_default(Id::SearchMode))
                 .unwrap_or_default(),
         }
@@ -107,7 +112,13 @@ impl Settings {
             let skill = self.skill_level.clamp(0, MAX_SKILL_LEVEL);
             HUMAN_MIN_ELO + skill * (FULL_STRENGTH_ELO - HUMAN_MIN_ELO) / MAX_SKILL_LEVEL
         };
-        if let Some(h) = HumanLevel::from_elo(elo) {
+        if let Some(mut h) = HumanLevel::from_elo(elo) {
+            if self.human_model_rating > 0 {
+                h.model_rating = self.human_model_rating;
+            }
+            if self.human_temperature > 0 {
+                h.temperature = self.human_temperature as f32 / 100.0;
+            }
             Level::Human(h)
         } else if let Some(s) = Strength::from_elo(elo) {
             Level::Limited(s)

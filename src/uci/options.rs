@@ -39,6 +39,8 @@ pub enum OptionId {
     SkillLevel,
     HumanTiming,
     ShowHumanMoves,
+    HumanModelRating,
+    HumanTemperature,
     Seed,
     SyzygyPath,
     SyzygyProbeDepth,
@@ -147,7 +149,7 @@ pub const OPTIONS: &[OptionDecl] = &[
         id: OptionId::LimitStrength,
         name: "UCI_LimitStrength",
         kind: Kind::Check { default: false },
-        help: "Play at the rating `UCI_Elo` instead of full strength. Up to 1900 the move is \
+        help: "Play at the rating `UCI_Elo` instead of full strength. Up to 1400 the move is \
                drawn from the human model for a player of that strength (the prior net and \
                Rookery's search of every move at depths 1, 3 and 5, combined; docs/human.md), \
                so the level errs as people do; above it, a smaller search choosing among \
@@ -191,11 +193,34 @@ pub const OPTIONS: &[OptionDecl] = &[
         kind: Kind::Check { default: false },
         help: "Before each move, `info string human R: <move> <p>% …`: the five moves a \
                person of level R is most likely to play here. At a human level (`UCI_Elo` \
-               up to 1900 under `UCI_LimitStrength`) R is the level and the moves and \
+               up to 1400 under `UCI_LimitStrength`) R is the level and the moves and \
                probabilities are the human model's, the ones the level draws from \
                (docs/human.md); otherwise R is 2800 (the prior's top rating bucket) and the \
                line is the embedded human prior's alone (microseconds, no search). \
                Nothing for a finished game.",
+    },
+    OptionDecl {
+        id: OptionId::HumanModelRating,
+        name: "Human Model Rating",
+        kind: Kind::Spin {
+            default: 0,
+            min: 0,
+            max: 3000,
+        },
+        help: "For calibration (`scripts/calibrate.sh`): the rating a human level asks the \
+               human model about, instead of the level's own (0).",
+    },
+    OptionDecl {
+        id: OptionId::HumanTemperature,
+        name: "Human Temperature",
+        kind: Kind::Spin {
+            default: 0,
+            min: 0,
+            max: 300,
+        },
+        help: "For calibration: a human level's temperature in hundredths (100 draws as often \
+               as the players do, lower favours their likelier moves), instead of the \
+               level's own (0).",
     },
     OptionDecl {
         id: OptionId::Seed,

@@ -61,6 +61,14 @@ impl Engine {
                     crate::policy::default_prior();
                 }
             }
+            OptionId::HumanModelRating => {
+                self.settings.human_model_rating = value.int() as u16;
+                self.announce_strength();
+            }
+            OptionId::HumanTemperature => {
+                self.settings.human_temperature = value.int() as u16;
+                self.announce_strength();
+            }
             OptionId::Seed => {
                 self.settings.seed = value.int() as u64;
                 self.new_game_seed();
@@ -134,8 +142,9 @@ impl Engine {
     fn announce_strength(&self) {
         match self.settings.level() {
             Level::Human(h) => info_string(&format!(
-                "playing at about {} Elo: moves drawn from the human model at rating {}",
-                h.elo, h.model_rating
+                "playing at about {} Elo: moves drawn from the human model at rating {}, \
+                 temperature {:.2}",
+                h.elo, h.model_rating, h.temperature
             )),
             Level::Limited(s) => info_string(&format!(
                 "playing at about {} Elo: {} nodes per move, choosing among {} moves",
