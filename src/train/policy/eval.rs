@@ -1,0 +1,98 @@
+//! How well a self-play policy predicts the alpha-beta search's move on held-out
+//! positions (top-1 and top-3 agreement, cross-entropy), and what one evaluation costs.
+//! Both use the engine's plain-Rust forward pass, not candle: the numbers are the
+//! engine's.
+
+use std::time::Instant;
+
+use cozy_chess::Board;
+
+use super::data::PositionSet;
+use crate::policy::PolicyNet;
+
+/// Agreement with the played moves.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Agreement {
+    pub positions: usize,
+    pub top1: usize,
+    pub top3: usize,
+    /// Sum of −ln p(played move).
+    pub cross_entropy_sum: f64,
+}
+
+impl Agreement {
+    pub fn top1_share(&self) -> f64 {
+        self.top1 as f64 / self.positions.max(1) as f64
+    }
+
+    pub fn top3_share(&self) -> f64 {
+        self.top3 as f64 / self.positions.max(1) as f64
+    }
+
+    pub fn cross_entropy(&self) -> f64 {
+        self.cross_entropy_sum / self.positions.max(1) as f64
+    }
+
+    /// One line for the log and the docs.
+    pub fn render(&self) -> String {
+        format!(
+            "validation: {} positions, top-1 {:.1} %, top-3 {:.1} %, cross-entropy {:.4}",
+            self.positions,
+            100.0 * self.top1_share(),
+            100.0 * self.top3_share(),
+            self.cross_entropy()
+        )
+    }
+}
+
+/// The net's agreement with the played move on every position of `set`.
+pub fn agreement(net: &PolicyNet, set: &PositionSet) -> Agreement {
+    let mut acc = Agreement::default();
+    let mut position = Vec::new();
+    let mut logits = Vec::new();
+    for i in 0..set.len() {
+        net.position_vector(set.features(i), &mut position);
+        logits.clear();
+        logits.extend(
+            set.move_rows(i)
+                .iter()
+                .map(|&r| net.move_logit(&position, r)),
+        );
+        let target = set.target[i] as usize;
+        let played = logits[target];
+        // Rank = moves scored strictly higher (ties count in the played move's favour).
+        let rank = logits.iter().filter(|&&l| l > played).count();
+        acc.positions += 1;
+        acc.top1 += usize::from(rank == 0);
+        acc.top3 += usize::from(rank < 3);
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let log_sum = logits
+            .iter()
+            .map(|l| ((l - max) as f64).exp())
+            .sum::<f64>()
+            .ln();
+        acc.cross_entropy_sum += log_sum - (played - max) as f64;
+    }
+    acc
+}
+
+/// A middlegame position (Italian game, move 4) for timing.
+pub const TIMING_FEN: &str = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+
+/// Nanoseconds per full evaluation of `board` (features, hidden layer, every legal
+/// move's logit, softmax), one thread, best of three rounds of `reps`.
+pub fn ns_per_evaluation(net: &PolicyNet, board: &Board, reps: usize) -> f64 {
+    let mut best = f64::INFINITY;
+    let moves = crate::policy::moves::legal_moves(board);
+    let mut out = Vec::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        for _ in 0..reps {
+            net.logits(std::hint::black_box(board), &moves, &mut out);
+            crate::policy::policy_net::softmax_in_place(&mut out, 1.0);
+            std::hint::black_box(&out);
+        }
+        best = best.min(t.elapsed().as_nanos() as f64 / reps.max(1) as f64);
+    }
+    best
+}
