@@ -83,6 +83,7 @@ fn trained_toy_net(name: &str) -> PathBuf {
         "0.2",
         "--sample",
         "1",
+        "--baseline",
         "--quiet",
     ])
     .args;

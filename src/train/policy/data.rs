@@ -134,6 +134,31 @@ fn read_file(path: &Path) -> Result<Vec<Game>, String> {
     }
 }
 
+/// The validation positions of [`prepare`] as boards with the move played (the same
+/// games, positions and filter), for measuring priors that need the board.
+pub fn validation_boards(
+    files: &[PathBuf],
+    sampling: &Sampling,
+) -> Result<Vec<(Board, cozy_chess::Move)>, String> {
+    let mut out = Vec::new();
+    let mut number = 0u64;
+    for path in files {
+        for game in read_file(path)? {
+            let held_out = is_validation(sampling, number);
+            let mut board = game.start.clone();
+            for (ply, &(mv, _score)) in game.moves.iter().enumerate() {
+                let sampled = unit_hash(sampling.seed, number, ply as u64) < sampling.positions;
+                if held_out && sampled && legal_moves(&board).len() >= 2 {
+                    out.push((board.clone(), mv));
+                }
+                board.play_unchecked(mv);
+            }
+            number += 1;
+        }
+    }
+    Ok(out)
+}
+
 /// Reads `files` and samples the train and validation sets.
 pub fn prepare(
     files: &[PathBuf],

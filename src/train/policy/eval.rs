@@ -5,10 +5,11 @@
 
 use std::time::Instant;
 
-use cozy_chess::Board;
+use cozy_chess::{Board, Move};
 
 use super::data::PositionSet;
 use crate::policy::PolicyNet;
+use crate::search::mcts::prior::Prior;
 
 /// Agreement with the played moves.
 #[derive(Clone, Copy, Debug, Default)]
@@ -72,6 +73,27 @@ pub fn agreement(net: &PolicyNet, set: &PositionSet) -> Agreement {
             .sum::<f64>()
             .ln();
         acc.cross_entropy_sum += log_sum - (played - max) as f64;
+    }
+    acc
+}
+
+/// Agreement of any MCTS prior (the hand-written one, for comparison) with the moves
+/// played in `samples`.
+pub fn prior_agreement(prior: &dyn Prior, samples: &[(Board, Move)]) -> Agreement {
+    let mut acc = Agreement::default();
+    let mut probs = Vec::new();
+    for (board, played) in samples {
+        let moves = crate::policy::moves::legal_moves(board);
+        let Some(target) = moves.iter().position(|m| m == played) else {
+            continue;
+        };
+        prior.priors(board, &moves, &mut probs);
+        let p = probs[target];
+        let rank = probs.iter().filter(|&&q| q > p).count();
+        acc.positions += 1;
+        acc.top1 += usize::from(rank == 0);
+        acc.top3 += usize::from(rank < 3);
+        acc.cross_entropy_sum -= (p.max(1e-30) as f64).ln();
     }
     acc
 }

@@ -77,6 +77,9 @@ pub struct TrainPolicyArgs {
     /// Measure this net on the validation split instead of training.
     #[arg(long)]
     pub evaluate: Option<PathBuf>,
+    /// Also measure the hand-written MCTS prior on the same validation positions.
+    #[arg(long)]
+    pub baseline: bool,
     /// No progress output (tests).
     #[arg(long)]
     pub quiet: bool,
@@ -154,6 +157,11 @@ pub fn run(args: TrainPolicyArgs) -> Result<PolicyReport, String> {
     let board: cozy_chess::Board = eval::TIMING_FEN.parse().map_err(|e| format!("{e:?}"))?;
     let ns = eval::ns_per_evaluation(&net, &board, if args.quiet { 100 } else { 20_000 });
     println!("{}", agreement.render());
+    if args.baseline {
+        let boards = data::validation_boards(&files, &args.sampling())?;
+        let hand = eval::prior_agreement(&crate::search::mcts::prior::HandWritten, &boards);
+        println!("hand-written prior, {}", hand.render());
+    }
     println!(
         "policy {}x{}: {ns:.0} ns per evaluation (middlegame, {} legal moves, one thread)",
         net.shape.hidden,
