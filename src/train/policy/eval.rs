@@ -15,23 +15,36 @@ use crate::search::mcts::prior::Prior;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Agreement {
     pub positions: usize,
-    pub top1: usize,
-    pub top3: usize,
+    /// Expected hits: a tie with the played move is broken at random, so a prior that
+    /// gives many moves one value gets a fraction of a hit, not a whole one.
+    pub top1: f64,
+    pub top3: f64,
     /// Sum of −ln p(played move).
     pub cross_entropy_sum: f64,
 }
 
 impl Agreement {
     pub fn top1_share(&self) -> f64 {
-        self.top1 as f64 / self.positions.max(1) as f64
+        self.top1 / self.positions.max(1) as f64
     }
 
     pub fn top3_share(&self) -> f64 {
-        self.top3 as f64 / self.positions.max(1) as f64
+        self.top3 / self.positions.max(1) as f64
     }
 
     pub fn cross_entropy(&self) -> f64 {
         self.cross_entropy_sum / self.positions.max(1) as f64
+    }
+
+    /// Counts one position whose played move scored `played` among `scores`.
+    fn count(&mut self, scores: &[f32], played: f32) {
+        let above = scores.iter().filter(|&&s| s > played).count() as f64;
+        let tied = scores.iter().filter(|&&s| s == played).count() as f64; // itself included
+                                                                           // Chance that the played move lands in the first k under a random tie order.
+        let hit = |k: f64| ((k - above) / tied).clamp(0.0, 1.0);
+        self.positions += 1;
+        self.top1 += hit(1.0);
+        self.top3 += hit(3.0);
     }
 
     /// One line for the log and the docs.
@@ -61,11 +74,7 @@ pub fn agreement(net: &PolicyNet, set: &PositionSet) -> Agreement {
         );
         let target = set.target[i] as usize;
         let played = logits[target];
-        // Rank = moves scored strictly higher (ties count in the played move's favour).
-        let rank = logits.iter().filter(|&&l| l > played).count();
-        acc.positions += 1;
-        acc.top1 += usize::from(rank == 0);
-        acc.top3 += usize::from(rank < 3);
+        acc.count(&logits, played);
         let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let log_sum = logits
             .iter()
@@ -89,10 +98,7 @@ pub fn prior_agreement(prior: &dyn Prior, samples: &[(Board, Move)]) -> Agreemen
         };
         prior.priors(board, &moves, &mut probs);
         let p = probs[target];
-        let rank = probs.iter().filter(|&&q| q > p).count();
-        acc.positions += 1;
-        acc.top1 += usize::from(rank == 0);
-        acc.top3 += usize::from(rank < 3);
+        acc.count(&probs, p);
         acc.cross_entropy_sum -= (p.max(1e-30) as f64).ln();
     }
     acc
