@@ -40,6 +40,9 @@ enum Command {
     HumanData(rookery::data::human::HumanDataCommand),
     /// Train the rating-conditioned human prior (docs/human.md).
     TrainHuman(rookery::train::human::TrainHumanArgs),
+    /// Train the self-play move policy, the MCTS prior, on the search's moves in `.vf`
+    /// games (docs/mcts.md).
+    TrainPolicy(rookery::train::policy::TrainPolicyArgs),
     /// Train the human model's combiner on labelled positions (docs/human.md).
     TrainCombiner(rookery::train::human::combiner::TrainCombinerArgs),
     /// Moves a player of a given rating would play (the human prior), or `--predict FILE`.
@@ -78,6 +81,7 @@ fn main() {
         Some(Command::Data(cmd)) => rookery::data::run(cmd),
         Some(Command::HumanData(cmd)) => rookery::data::human::run(cmd),
         Some(Command::TrainHuman(args)) => rookery::train::human::run(args),
+        Some(Command::TrainPolicy(args)) => rookery::train::policy::run(args).map(|_| ()),
         Some(Command::TrainCombiner(args)) => rookery::train::human::combiner::run(args),
         Some(Command::Human(args)) => rookery::human::run(&args),
         Some(Command::Tb(args)) => rookery::tablebase::run_cli(&args),

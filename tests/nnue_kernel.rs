@@ -43,10 +43,11 @@ fn kernel_matches_candle_forward_for_committed_nets() {
         let path = entry.expect("dir entry").path();
         if path.extension().is_some_and(|e| e == "safetensors") {
             let bytes = std::fs::read(&path).expect("readable net");
-            // nets/ also holds the human model's nets (src/policy, src/human), which are
-            // not evaluation nets.
+            // nets/ also holds the human model's nets (src/policy, src/human) and the
+            // self-play policies (src/policy/policy_net.rs), which are not evaluation nets.
             if rookery::policy::PriorNet::from_bytes(&bytes).is_ok()
                 || rookery::human::combiner::Combiner::from_bytes(&bytes).is_ok()
+                || rookery::policy::PolicyNet::from_bytes(&bytes).is_ok()
             {
                 continue;
             }

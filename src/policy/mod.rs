@@ -1,17 +1,20 @@
 //! Move-policy networks over the legal moves of a position: the board and move encodings
 //! ([`moves`]), the shape and rating buckets of the rating-conditioned human prior
 //! ([`shape`]) and its plain-Rust forward pass ([`network`]) used by the engine and the
-//! measurement commands. Training (candle) lives in `src/train/human/`; both sides use
-//! the encodings here, so they cannot drift. Shared later with MCTS's policy net. This
+//! measurement commands, and the self-play policy that MCTS uses as its prior
+//! ([`policy_net`]). Training (candle) lives in `src/train/human/` and
+//! `src/train/policy/`; both sides use the encodings here, so they cannot drift. This
 //! file also owns the embedded default prior, so the binary needs no file beside it.
 
 pub mod moves;
 pub mod network;
+pub mod policy_net;
 pub mod shape;
 
 use once_cell::sync::Lazy;
 
 pub use network::{PriorNet, PriorQuery};
+pub use policy_net::{PolicyNet, PolicyShape};
 
 /// Name of the embedded default human prior.
 pub const DEFAULT_PRIOR_NAME: &str = "human-prior-v2";

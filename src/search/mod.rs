@@ -167,6 +167,9 @@ pub struct Searcher {
     mode: SearchMode,
     hash_mb: usize,
     mcts: Option<mcts::Mcts>,
+    /// The MCTS prior's policy net (`PolicyFile`; `None`: the hand-written prior), kept
+    /// here so that a tree rebuilt by `Hash` or `SearchMode` gets it again.
+    policy: Option<Arc<crate::policy::PolicyNet>>,
 }
 
 impl Searcher {
@@ -178,6 +181,7 @@ impl Searcher {
             mode: SearchMode::AlphaBeta,
             hash_mb,
             mcts: None,
+            policy: None,
         };
         s.set_threads(threads);
         s
@@ -195,7 +199,7 @@ impl Searcher {
         }
         match mode {
             SearchMode::Mcts => {
-                self.mcts = Some(mcts::Mcts::try_new(self.hash_mb)?);
+                self.mcts = Some(self.new_tree_search(self.hash_mb)?);
                 self.tt = TranspositionTable::try_new(IDLE_TABLE_MB)?;
             }
             SearchMode::AlphaBeta => {
@@ -205,6 +209,27 @@ impl Searcher {
         }
         self.mode = mode;
         Ok(())
+    }
+
+    /// A tree search of `megabytes` with the chosen prior.
+    fn new_tree_search(&self, megabytes: usize) -> Result<mcts::Mcts, String> {
+        let mut m = mcts::Mcts::try_new(megabytes)?;
+        m.set_prior(mcts::net_prior::chosen_prior(self.policy.as_ref()));
+        Ok(m)
+    }
+
+    /// Chooses the MCTS prior: a policy net, or `None` for the hand-written one. Takes
+    /// effect now in MCTS mode (the tree is cleared) and whenever the mode is entered.
+    pub fn set_mcts_policy(&mut self, net: Option<Arc<crate::policy::PolicyNet>>) {
+        self.policy = net;
+        if let Some(m) = &mut self.mcts {
+            m.set_prior(mcts::net_prior::chosen_prior(self.policy.as_ref()));
+        }
+    }
+
+    /// The MCTS prior's policy net, if one is chosen.
+    pub fn mcts_policy(&self) -> Option<&Arc<crate::policy::PolicyNet>> {
+        self.policy.as_ref()
     }
 
     /// The tree search's state (MCTS mode only).
@@ -229,7 +254,7 @@ impl Searcher {
     pub fn resize_hash(&mut self, megabytes: usize) -> Result<(), String> {
         match self.mode {
             SearchMode::AlphaBeta => self.tt = TranspositionTable::try_new(megabytes)?,
-            SearchMode::Mcts => self.mcts = Some(mcts::Mcts::try_new(megabytes)?),
+            SearchMode::Mcts => self.mcts = Some(self.new_tree_search(megabytes)?),
         }
         self.hash_mb = megabytes;
         Ok(())

@@ -9,6 +9,7 @@ mod data;
 pub mod human;
 mod loss;
 mod optim;
+pub mod policy;
 mod run;
 mod sets;
 mod sparse;

@@ -52,6 +52,7 @@ pub enum OptionId {
     BookDepth,
     BookTemperature,
     SearchMode,
+    PolicyFile,
 }
 
 /// One UCI option: everything about it is declared here once. The `uci` listing,
@@ -330,6 +331,16 @@ pub const OPTIONS: &[OptionDecl] = &[
                (PUCT, hand-written prior, the same value net; docs/mcts.md), whose tree takes \
                the `Hash` memory instead of the table and is kept between moves; `go nodes` \
                counts playouts and `depth` is the mean playout length.",
+    },
+    OptionDecl {
+        id: OptionId::PolicyFile,
+        name: "PolicyFile",
+        kind: Kind::Text { default: "<empty>" },
+        help: "MCTS prior: a self-play policy net (`.safetensors` from `rookery train-policy`, \
+               docs/mcts.md) instead of the hand-written prior; `<empty>` restores the \
+               hand-written one. Applies in `SearchMode mcts` and clears the tree. A missing \
+               or malformed file is rejected with an `info string error` and the previous \
+               prior stays.",
     },
 ];
 

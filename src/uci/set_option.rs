@@ -101,6 +101,28 @@ impl Engine {
                     ));
                 }
             }
+            OptionId::PolicyFile => self.load_policy(value.text()),
+        }
+    }
+
+    /// `PolicyFile`: the MCTS prior's net, or the hand-written prior for `<empty>`.
+    fn load_policy(&mut self, path: &str) {
+        if path.is_empty() || path == options::text_default(OptionId::PolicyFile) {
+            self.searcher().set_mcts_policy(None);
+            info_string("MCTS prior: hand-written");
+            return;
+        }
+        match crate::policy::PolicyNet::load(std::path::Path::new(path)) {
+            Ok(net) => {
+                let shape = net.shape;
+                self.searcher()
+                    .set_mcts_policy(Some(std::sync::Arc::new(net)));
+                info_string(&format!(
+                    "MCTS prior: policy net {path} ({}x{})",
+                    shape.hidden, shape.d
+                ));
+            }
+            Err(e) => error(&format!("{e}; keeping the previous MCTS prior")),
         }
     }
 

@@ -12,6 +12,7 @@
 //! the longest; PV, MultiPV and `bestmove` by visits, a proven mate overriding.
 
 mod leaf;
+pub mod net_prior;
 pub mod params;
 mod playout;
 pub mod prior;
@@ -60,7 +61,8 @@ impl Mcts {
         })
     }
 
-    /// Replaces the prior (a policy network, later).
+    /// Replaces the prior (the policy net's [`net_prior::NetPrior`], or back to the
+    /// hand-written one); the tree, built with the old priors, is cleared.
     pub fn set_prior(&mut self, prior: Box<dyn Prior>) {
         self.prior = prior;
         self.clear();

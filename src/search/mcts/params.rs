@@ -35,6 +35,9 @@ pub const PRIOR_UNDERPROMOTION: f32 = -2.0;
 pub const PRIOR_INTO_PAWN_ATTACK: f32 = -1.5;
 pub const PRIOR_ESCAPE_PAWN_ATTACK: f32 = 1.0;
 pub const PRIOR_CASTLE: f32 = 0.8;
+/// Softmax temperature of the learnt prior (`PolicyFile`): 1 is the net's own
+/// distribution (not tuned by games yet).
+pub const NET_PRIOR_TEMPERATURE: f32 = 1.0;
 
 // --- Reporting and time ---
 

@@ -1,0 +1,285 @@
+//! The self-play move policy (issue 57 item 1): what the alpha-beta search would play,
+//! learnt from Rookery's own games and used as the MCTS prior. The human prior's board
+//! and move encodings ([`super::moves`]) without any rating or time conditioning: the
+//! mover's 782 sparse features → ReLU(h) → a d-wide position vector; a legal move's
+//! logit is that vector dotted with the sum of its three embedding rows; softmax over
+//! the legal moves only. Plain-Rust f32 forward pass (no candle per call), equal to the
+//! trainer's candle graph (`train::policy::model`) within float rounding.
+//!
+//! The tensors carry a `policy.` prefix so that a human prior file (or a value net) is
+//! refused by name rather than misread when its widths happen to fit.
+
+use std::path::Path;
+
+use cozy_chess::{Board, Move};
+use safetensors::{Dtype, SafeTensors};
+
+use super::moves::{board_features, legal_moves, move_rows, MOVE_ROWS};
+use super::shape::INPUTS;
+
+/// Names of the net's tensors.
+pub const TENSORS: [&str; 5] = [
+    "policy.l1.weight",
+    "policy.l1.bias",
+    "policy.l2.weight",
+    "policy.l2.bias",
+    "policy.moves",
+];
+
+/// Widths of the two layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PolicyShape {
+    /// Hidden layer over the sparse inputs (ReLU).
+    pub hidden: usize,
+    /// Position vector, dotted with each move's embedding.
+    pub d: usize,
+}
+
+/// Expected shape of tensor `name` (one of [`TENSORS`]) for widths `s`.
+pub fn tensor_shape(name: &str, s: PolicyShape) -> Vec<usize> {
+    match name {
+        "policy.l1.weight" => vec![INPUTS, s.hidden],
+        "policy.l1.bias" => vec![s.hidden],
+        "policy.l2.weight" => vec![s.hidden, s.d],
+        "policy.l2.bias" => vec![s.d],
+        _ => vec![MOVE_ROWS, s.d],
+    }
+}
+
+/// The policy's weights, input-major as stored.
+pub struct PolicyNet {
+    pub shape: PolicyShape,
+    l1_weight: Vec<f32>,
+    l1_bias: Vec<f32>,
+    l2_weight: Vec<f32>,
+    l2_bias: Vec<f32>,
+    moves: Vec<f32>,
+}
+
+fn read_f32(st: &SafeTensors, name: &str, want: &[usize]) -> Result<Vec<f32>, String> {
+    let t = st
+        .tensor(name)
+        .map_err(|_| format!("no tensor '{name}': not a self-play policy net"))?;
+    if t.dtype() != Dtype::F32 || t.shape() != want {
+        return Err(format!(
+            "tensor '{name}' is {:?} {:?}, expected F32 {want:?}",
+            t.dtype(),
+            t.shape()
+        ));
+    }
+    let values: Vec<f32> = t
+        .data()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    if values.iter().any(|v| !v.is_finite()) {
+        return Err(format!("tensor '{name}' holds a NaN or infinity"));
+    }
+    Ok(values)
+}
+
+impl PolicyNet {
+    /// Reads a net file.
+    pub fn load(path: &Path) -> Result<PolicyNet, String> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| format!("cannot read policy net '{}': {e}", path.display()))?;
+        PolicyNet::from_bytes(&bytes).map_err(|e| format!("policy net '{}': {e}", path.display()))
+    }
+
+    /// Parses safetensors bytes, checking every tensor's dtype and shape.
+    pub fn from_bytes(bytes: &[u8]) -> Result<PolicyNet, String> {
+        let st =
+            SafeTensors::deserialize(bytes).map_err(|e| format!("not a safetensors file ({e})"))?;
+        let width = |name: &str| -> Result<usize, String> {
+            let t = st
+                .tensor(name)
+                .map_err(|_| format!("no tensor '{name}': not a self-play policy net"))?;
+            match t.shape() {
+                [_, w] if *w > 0 => Ok(*w),
+                s => Err(format!(
+                    "tensor '{name}' has shape {s:?}, expected a matrix"
+                )),
+            }
+        };
+        let shape = PolicyShape {
+            hidden: width("policy.l1.weight")?,
+            d: width("policy.l2.weight")?,
+        };
+        let get = |name: &str| read_f32(&st, name, &tensor_shape(name, shape));
+        Ok(PolicyNet {
+            shape,
+            l1_weight: get(TENSORS[0])?,
+            l1_bias: get(TENSORS[1])?,
+            l2_weight: get(TENSORS[2])?,
+            l2_bias: get(TENSORS[3])?,
+            moves: get(TENSORS[4])?,
+        })
+    }
+
+    /// The position vector of the mover's active `features` into `out`.
+    pub fn position_vector(&self, features: &[u16], out: &mut Vec<f32>) {
+        let h = self.shape.hidden;
+        let mut hidden = self.l1_bias.clone();
+        for &f in features {
+            let f = f as usize;
+            if f < INPUTS {
+                let row = &self.l1_weight[f * h..(f + 1) * h];
+                hidden.iter_mut().zip(row).for_each(|(a, w)| *a += w);
+            }
+        }
+        out.clear();
+        out.extend_from_slice(&self.l2_bias);
+        let d = self.shape.d;
+        for (i, &x) in hidden.iter().enumerate() {
+            // ReLU; about half the hidden units are zero, and they cost nothing.
+            if x > 0.0 {
+                let row = &self.l2_weight[i * d..(i + 1) * d];
+                out.iter_mut().zip(row).for_each(|(o, w)| *o += x * w);
+            }
+        }
+    }
+
+    /// The logit of a move given by its three embedding rows.
+    pub fn move_logit(&self, position: &[f32], rows: [u16; 3]) -> f32 {
+        let d = self.shape.d;
+        let [a, b, c] = rows.map(|r| &self.moves[r as usize * d..(r as usize + 1) * d]);
+        let mut sum = 0.0;
+        for k in 0..d {
+            sum += position[k] * (a[k] + b[k] + c[k]);
+        }
+        sum
+    }
+
+    /// One logit per move of `moves` (legal moves of `board`) into `out`.
+    pub fn logits(&self, board: &Board, moves: &[Move], out: &mut Vec<f32>) {
+        let mut features = Vec::with_capacity(40);
+        board_features(board, &mut features);
+        let mut position = Vec::with_capacity(self.shape.d);
+        self.position_vector(&features, &mut position);
+        out.clear();
+        out.extend(
+            moves
+                .iter()
+                .map(|&m| self.move_logit(&position, move_rows(board, m))),
+        );
+    }
+
+    /// The legal moves of `board` with their probabilities (summing to 1), in
+    /// cozy-chess order; empty when the game is over.
+    pub fn probabilities(&self, board: &Board) -> Vec<(Move, f32)> {
+        let moves = legal_moves(board);
+        let mut p = Vec::with_capacity(moves.len());
+        self.logits(board, &moves, &mut p);
+        softmax_in_place(&mut p, 1.0);
+        moves.into_iter().zip(p).collect()
+    }
+}
+
+/// Logits to probabilities in place, at `temperature` (max-subtracted, so large logits
+/// do not overflow).
+pub fn softmax_in_place(values: &mut [f32], temperature: f32) {
+    let max = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for v in values.iter_mut() {
+        *v = ((*v - max) / temperature).exp();
+        sum += *v;
+    }
+    for v in values.iter_mut() {
+        *v /= sum;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small net with weights from a fixed formula, as safetensors bytes.
+    fn toy_net_bytes(shape: PolicyShape) -> Vec<u8> {
+        let tensors: Vec<(String, Vec<usize>, Vec<u8>)> = TENSORS
+            .iter()
+            .enumerate()
+            .map(|(t, name)| {
+                let dims = tensor_shape(name, shape);
+                let n: usize = dims.iter().product();
+                let bytes = (0..n)
+                    .flat_map(|i| {
+                        let x = ((i * 7919 + t * 104_729) % 1000) as f32 / 1000.0 - 0.5;
+                        (x * 0.3).to_le_bytes()
+                    })
+                    .collect();
+                (name.to_string(), dims, bytes)
+            })
+            .collect();
+        let views: Vec<(String, safetensors::tensor::TensorView)> = tensors
+            .iter()
+            .map(|(n, dims, b)| {
+                let view = safetensors::tensor::TensorView::new(Dtype::F32, dims.clone(), b)
+                    .expect("consistent view");
+                (n.clone(), view)
+            })
+            .collect();
+        safetensors::serialize(views, None).expect("serialises")
+    }
+
+    const SMALL: PolicyShape = PolicyShape { hidden: 16, d: 8 };
+
+    #[test]
+    fn probabilities_cover_the_legal_moves_and_sum_to_one() {
+        let net = PolicyNet::from_bytes(&toy_net_bytes(SMALL)).unwrap();
+        let fens = [
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+            "8/8/8/4k3/8/8/3p4/K7 b - - 0 1",
+            "rnbqkbnr/ppppp2p/5p2/6p1/4P3/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 3",
+        ];
+        for fen in fens {
+            let board: Board = fen.parse().unwrap();
+            let probs = net.probabilities(&board);
+            let legal = legal_moves(&board);
+            assert_eq!(probs.len(), legal.len());
+            assert!(probs.iter().all(|(m, p)| legal.contains(m) && *p > 0.0));
+            let sum: f32 = probs.iter().map(|p| p.1).sum();
+            assert!((sum - 1.0).abs() < 1e-4, "{fen}: sum {sum}");
+        }
+        // Mate: no moves, no probabilities.
+        let mated: Board = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
+            .parse()
+            .unwrap();
+        assert!(net.probabilities(&mated).is_empty());
+    }
+
+    #[test]
+    fn a_wrong_shape_a_missing_tensor_and_garbage_are_refused() {
+        let err = |bytes: &[u8]| PolicyNet::from_bytes(bytes).err().expect("refused");
+        assert!(err(b"not a net").contains("not a safetensors file"));
+        // The human prior has no `policy.` tensors.
+        let human = err(crate::policy::DEFAULT_PRIOR);
+        assert!(human.contains("not a self-play policy net"), "{human}");
+        // A bias one wider than its layer.
+        let good = toy_net_bytes(SMALL);
+        let st = SafeTensors::deserialize(&good).unwrap();
+        let mut owned: Vec<(String, Vec<usize>, Vec<u8>)> = st
+            .tensors()
+            .into_iter()
+            .map(|(n, t)| (n, t.shape().to_vec(), t.data().to_vec()))
+            .collect();
+        for (name, dims, data) in &mut owned {
+            if name == "policy.l1.bias" {
+                dims[0] += 1;
+                data.extend_from_slice(&0f32.to_le_bytes());
+            }
+        }
+        let views: Vec<(String, safetensors::tensor::TensorView)> = owned
+            .iter()
+            .map(|(n, d, b)| {
+                let v = safetensors::tensor::TensorView::new(Dtype::F32, d.clone(), b).unwrap();
+                (n.clone(), v)
+            })
+            .collect();
+        let bad = safetensors::serialize(views, None).unwrap();
+        let msg = err(&bad);
+        assert!(
+            msg.contains("policy.l1.bias") && msg.contains("expected"),
+            "{msg}"
+        );
+    }
+}

@@ -1,0 +1,202 @@
+//! The self-play policy's training and validation sets, taken once from `.vf` games:
+//! for each sampled position the mover's active features, the embedding rows of every
+//! legal move and the index of the move the alpha-beta search played, stored flat so
+//! that a batch is a few slices. Games, not positions, are split: a validation game
+//! never lends a position to training. Positions with one legal move teach nothing and
+//! are left out.
+
+use std::path::{Path, PathBuf};
+
+use cozy_chess::Board;
+
+use crate::data::format::{read_games, Game};
+use crate::policy::moves::{board_features, legal_moves, move_rows};
+
+/// Positions in flat arrays; position `i`'s features are
+/// `feats[feat_at[i]..feat_at[i + 1]]`, its moves likewise.
+#[derive(Default)]
+pub struct PositionSet {
+    pub feats: Vec<u16>,
+    pub feat_at: Vec<u32>,
+    pub moves: Vec<[u16; 3]>,
+    pub move_at: Vec<u32>,
+    /// Index of the played move among the position's legal moves (cozy-chess order).
+    pub target: Vec<u8>,
+}
+
+impl PositionSet {
+    pub fn len(&self) -> usize {
+        self.target.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.target.is_empty()
+    }
+
+    pub fn features(&self, i: usize) -> &[u16] {
+        &self.feats[self.feat_at[i] as usize..self.feat_at[i + 1] as usize]
+    }
+
+    pub fn move_rows(&self, i: usize) -> &[[u16; 3]] {
+        &self.moves[self.move_at[i] as usize..self.move_at[i + 1] as usize]
+    }
+
+    /// Adds `board` with the move played there; false when it is left out.
+    fn push(&mut self, board: &Board, played: cozy_chess::Move) -> bool {
+        let legal = legal_moves(board);
+        let Some(target) = legal.iter().position(|&m| m == played) else {
+            return false;
+        };
+        if legal.len() < 2 || target > u8::MAX as usize {
+            return false;
+        }
+        if self.feat_at.is_empty() {
+            self.feat_at.push(0);
+            self.move_at.push(0);
+        }
+        board_features(board, &mut self.feats);
+        self.feat_at.push(self.feats.len() as u32);
+        self.moves
+            .extend(legal.iter().map(|&m| move_rows(board, m)));
+        self.move_at.push(self.moves.len() as u32);
+        self.target.push(target as u8);
+        true
+    }
+}
+
+/// How the games are turned into sets.
+#[derive(Clone, Copy, Debug)]
+pub struct Sampling {
+    /// Share of a game's positions taken (0, 1]: neighbouring positions are alike, so
+    /// fewer positions from more games teach more per position.
+    pub positions: f64,
+    /// Share of games held out for validation.
+    pub validation_games: f64,
+    /// Stop taking training positions after this many (0: no cap).
+    pub max_train: usize,
+    /// Mixed into the hashes that choose positions and games.
+    pub seed: u64,
+}
+
+/// What was read, for the run's log.
+#[derive(Default, Debug)]
+pub struct PrepareStats {
+    pub files: usize,
+    pub games: usize,
+    pub train_games: usize,
+    pub validation_games: usize,
+    /// Games after the training cap was reached (unused, not validated either).
+    pub unused_games: usize,
+}
+
+/// A uniform number in [0, 1) from a key: which game and position are taken depends on
+/// the seed and their numbers only, never on the order of reading.
+fn unit_hash(seed: u64, a: u64, b: u64) -> f64 {
+    let mut x =
+        seed ^ a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    x ^= x >> 33;
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Whether game `game` (counted over all files in order) is a validation game.
+pub fn is_validation(sampling: &Sampling, game: u64) -> bool {
+    unit_hash(sampling.seed, game, u64::MAX) < sampling.validation_games
+}
+
+/// The default inputs: the newest generation's games under `data/` (its strongest
+/// search's moves).
+pub fn default_files() -> Result<Vec<PathBuf>, String> {
+    let mut newest: Option<(u32, PathBuf)> = None;
+    let entries = std::fs::read_dir("data")
+        .map_err(|e| format!("no .vf files given, and cannot list 'data' ({e}); run from the repository root or name the files"))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if let Some(g) = name.strip_prefix("gen").and_then(|g| g.parse::<u32>().ok()) {
+            if newest.as_ref().is_none_or(|(n, _)| g > *n) {
+                newest = Some((g, entry.path()));
+            }
+        }
+    }
+    let (_, dir) = newest.ok_or("no data/gen<N>/ folder; name the .vf files")?;
+    crate::files::with_extension(&dir, "vf")
+}
+
+fn read_file(path: &Path) -> Result<Vec<Game>, String> {
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+    match read_games(&bytes) {
+        (games, None) => Ok(games),
+        (_, Some(e)) => Err(format!("'{}' {e}", path.display())),
+    }
+}
+
+/// The validation positions of [`prepare`] as boards with the move played (the same
+/// games, positions and filter), for measuring priors that need the board.
+pub fn validation_boards(
+    files: &[PathBuf],
+    sampling: &Sampling,
+) -> Result<Vec<(Board, cozy_chess::Move)>, String> {
+    let mut out = Vec::new();
+    let mut number = 0u64;
+    for path in files {
+        for game in read_file(path)? {
+            let held_out = is_validation(sampling, number);
+            let mut board = game.start.clone();
+            for (ply, &(mv, _score)) in game.moves.iter().enumerate() {
+                let sampled = unit_hash(sampling.seed, number, ply as u64) < sampling.positions;
+                if held_out && sampled && legal_moves(&board).len() >= 2 {
+                    out.push((board.clone(), mv));
+                }
+                board.play_unchecked(mv);
+            }
+            number += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// Reads `files` and samples the train and validation sets.
+pub fn prepare(
+    files: &[PathBuf],
+    sampling: &Sampling,
+) -> Result<(PositionSet, PositionSet, PrepareStats), String> {
+    let mut stats = PrepareStats::default();
+    let (mut train, mut validation) = (PositionSet::default(), PositionSet::default());
+    let mut game_number = 0u64;
+    for path in files {
+        stats.files += 1;
+        for game in read_file(path)? {
+            let number = game_number;
+            game_number += 1;
+            stats.games += 1;
+            let held_out = is_validation(sampling, number);
+            let full = sampling.max_train > 0 && train.len() >= sampling.max_train;
+            let set = match (held_out, full) {
+                (true, _) => {
+                    stats.validation_games += 1;
+                    &mut validation
+                }
+                (false, true) => {
+                    stats.unused_games += 1;
+                    continue;
+                }
+                (false, false) => {
+                    stats.train_games += 1;
+                    &mut train
+                }
+            };
+            let mut board = game.start.clone();
+            for (ply, &(mv, _score)) in game.moves.iter().enumerate() {
+                if unit_hash(sampling.seed, number, ply as u64) < sampling.positions {
+                    set.push(&board, mv);
+                }
+                board.play_unchecked(mv);
+            }
+        }
+    }
+    Ok((train, validation, stats))
+}

@@ -1,0 +1,356 @@
+//! `rookery train-policy`: trains the self-play move policy (`policy::policy_net`, the
+//! MCTS prior) with candle on the moves the alpha-beta search played in `.vf` games.
+//! Games are split into train and validation ([`data`]); the validation games are
+//! never trained on and give the reported top-1/top-3 agreement ([`eval`]). AdamW with
+//! a cosine learning rate, a loss CSV, the net saved as safetensors. `--evaluate NET`
+//! only measures a net.
+
+pub mod data;
+pub mod eval;
+pub mod model;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use candle_core::Device;
+use candle_nn::{AdamW, Optimizer, ParamsAdamW};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use self::data::{PositionSet, Sampling};
+use self::model::{Batch, PolicyModel};
+use crate::policy::{PolicyNet, PolicyShape};
+
+fn ce(e: candle_core::Error) -> String {
+    format!("candle: {e}")
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct TrainPolicyArgs {
+    /// .vf self-play files (default: every .vf of the newest data/gen<N>/).
+    pub files: Vec<PathBuf>,
+    /// Where to save the net.
+    #[arg(long, default_value = "nets/policy-sp1.safetensors")]
+    pub out: PathBuf,
+    /// CSV of the losses (step, epoch, lr, train loss, validation loss).
+    #[arg(long, default_value = "docs/nets/policy-sp1.csv")]
+    pub csv: PathBuf,
+    /// Share of each game's positions sampled (0, 1].
+    #[arg(long, default_value_t = 0.4)]
+    pub sample: f64,
+    /// Share of games held out for validation (0, 1).
+    #[arg(long, default_value_t = 0.05)]
+    pub validation_games: f64,
+    /// Most training positions (0: all sampled).
+    #[arg(long, default_value_t = 1_500_000)]
+    pub max_positions: usize,
+    #[arg(long, default_value_t = 1)]
+    pub epochs: usize,
+    #[arg(long, default_value_t = 1024)]
+    pub batch_size: usize,
+    /// Peak learning rate (cosine decay to 2 % of it).
+    #[arg(long, default_value_t = 2e-3)]
+    pub lr: f64,
+    #[arg(long, default_value_t = 1e-4)]
+    pub weight_decay: f64,
+    /// Stop after this many optimiser steps (0: all epochs), for timing runs.
+    #[arg(long, default_value_t = 0)]
+    pub max_steps: usize,
+    /// Validation positions in the loss curve (the final report uses all).
+    #[arg(long, default_value_t = 8192)]
+    pub curve_positions: usize,
+    /// Steps between two points of the loss curve (and two log lines when stderr is
+    /// not a terminal).
+    #[arg(long, default_value_t = 100)]
+    pub curve_every: usize,
+    /// Hidden layer width.
+    #[arg(long, default_value_t = 256)]
+    pub hidden: usize,
+    /// Position vector width (and move embedding width).
+    #[arg(long, default_value_t = 64)]
+    pub d: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Measure this net on the validation split instead of training.
+    #[arg(long)]
+    pub evaluate: Option<PathBuf>,
+    /// Also measure the hand-written MCTS prior on the same validation positions.
+    #[arg(long)]
+    pub baseline: bool,
+    /// No progress output (tests).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl TrainPolicyArgs {
+    fn check(&self) -> Result<(), String> {
+        if !(self.sample > 0.0 && self.sample <= 1.0) {
+            return Err(format!("--sample must be in (0, 1], got {}", self.sample));
+        }
+        if !(self.validation_games > 0.0 && self.validation_games < 1.0) {
+            return Err(format!(
+                "--validation-games must be in (0, 1), got {}",
+                self.validation_games
+            ));
+        }
+        if self.batch_size == 0 || self.epochs == 0 {
+            return Err("--batch-size and --epochs must be positive".into());
+        }
+        if self.hidden == 0 || self.d == 0 {
+            return Err("layer widths must be positive".into());
+        }
+        Ok(())
+    }
+
+    fn sampling(&self) -> Sampling {
+        Sampling {
+            positions: self.sample,
+            validation_games: self.validation_games,
+            max_train: self.max_positions,
+            seed: self.seed,
+        }
+    }
+}
+
+/// What a run measured.
+#[derive(Debug)]
+pub struct PolicyReport {
+    pub train_positions: usize,
+    pub validation: eval::Agreement,
+    pub train_seconds: f64,
+    pub ns_per_evaluation: f64,
+}
+
+/// The subcommand.
+pub fn run(args: TrainPolicyArgs) -> Result<PolicyReport, String> {
+    args.check()?;
+    super::keep_freed_memory();
+    let started = Instant::now();
+    let files = if args.files.is_empty() {
+        data::default_files()?
+    } else {
+        args.files.clone()
+    };
+    let (train_set, validation, stats) = data::prepare(&files, &args.sampling())?;
+    if !args.quiet {
+        eprintln!(
+            "{stats:?}: {} training positions, {} validation positions ({:.1} s)",
+            train_set.len(),
+            validation.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let t = Instant::now();
+    let net = match &args.evaluate {
+        Some(path) => PolicyNet::load(path)?,
+        None => {
+            let model = train(&args, &train_set, &validation)?;
+            save(&model, &args.out)?;
+            PolicyNet::load(&args.out)?
+        }
+    };
+    let train_seconds = t.elapsed().as_secs_f64();
+    let agreement = eval::agreement(&net, &validation);
+    let board: cozy_chess::Board = eval::TIMING_FEN.parse().map_err(|e| format!("{e:?}"))?;
+    let ns = eval::ns_per_evaluation(&net, &board, if args.quiet { 100 } else { 20_000 });
+    println!("{}", agreement.render());
+    if args.baseline {
+        let boards = data::validation_boards(&files, &args.sampling())?;
+        let hand = eval::prior_agreement(&crate::search::mcts::prior::HandWritten, &boards);
+        println!("hand-written prior, {}", hand.render());
+    }
+    println!(
+        "policy {}x{}: {ns:.0} ns per evaluation (middlegame, {} legal moves, one thread)",
+        net.shape.hidden,
+        net.shape.d,
+        crate::policy::moves::legal_moves(&board).len()
+    );
+    Ok(PolicyReport {
+        train_positions: train_set.len(),
+        validation: agreement,
+        train_seconds,
+        ns_per_evaluation: ns,
+    })
+}
+
+/// Saves the model's tensors as safetensors (creating the folder).
+pub fn save(model: &PolicyModel, path: &Path) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    candle_core::safetensors::save(&model.tensors().map_err(ce)?, path)
+        .map_err(|e| format!("cannot save '{}': {e}", path.display()))
+}
+
+fn cosine_lr(args: &TrainPolicyArgs, step: usize, total: usize) -> f64 {
+    let warmup = (total / 50).max(1);
+    if step < warmup {
+        return args.lr * (step + 1) as f64 / warmup as f64;
+    }
+    let t = (step - warmup) as f64 / (total - warmup).max(1) as f64;
+    args.lr * (0.02 + 0.98 * 0.5 * (1.0 + (std::f64::consts::PI * t).cos()))
+}
+
+/// Mean cross-entropy of `model` on positions `ids` of `set`.
+pub fn mean_loss(
+    model: &PolicyModel,
+    set: &PositionSet,
+    ids: &[usize],
+    batch: usize,
+) -> Result<f64, String> {
+    let dev = Device::Cpu;
+    let (mut sum, mut n) = (0.0, 0usize);
+    for chunk in ids.chunks(batch) {
+        let b = Batch::new(set, chunk, &dev).map_err(ce)?;
+        let l = model
+            .loss(&b)
+            .and_then(|l| l.to_scalar::<f32>())
+            .map_err(ce)?;
+        sum += l as f64 * chunk.len() as f64;
+        n += chunk.len();
+    }
+    Ok(sum / n.max(1) as f64)
+}
+
+/// Progress: a bar on a terminal, else a line every `curve_every` steps (logs).
+struct Progress {
+    bar: Option<ProgressBar>,
+    lines: bool,
+}
+
+impl Progress {
+    fn new(args: &TrainPolicyArgs, total: usize) -> Progress {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (!args.quiet && terminal).then(|| {
+            let bar = ProgressBar::new(total as u64);
+            if let Ok(style) = ProgressStyle::with_template(
+                "training {bar:30} {pos}/{len} steps {per_sec} {eta} {msg}",
+            ) {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Progress {
+            bar,
+            lines: !args.quiet && !terminal,
+        }
+    }
+
+    fn step(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+    }
+
+    fn point(&self, step: usize, total: usize, message: &str, started: &Instant) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(message.to_string());
+        }
+        if self.lines {
+            eprintln!(
+                "step {step}/{total} {message} ({:.0} s)",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Trains a model on `train_set`; the loss curve uses the first `curve_positions` of
+/// `validation` (never trained on).
+pub fn train(
+    args: &TrainPolicyArgs,
+    train_set: &PositionSet,
+    validation: &PositionSet,
+) -> Result<PolicyModel, String> {
+    args.check()?;
+    if train_set.is_empty() {
+        return Err("no training positions".into());
+    }
+    let dev = Device::Cpu;
+    let mut rng = StdRng::seed_from_u64(args.seed);
+    let shape = PolicyShape {
+        hidden: args.hidden,
+        d: args.d,
+    };
+    let model = PolicyModel::new(shape, &mut rng, &dev).map_err(ce)?;
+    // Sorted names: the optimiser's state order (and so the run) does not depend on
+    // the HashMap's.
+    let mut names: Vec<&String> = model.vars.keys().collect();
+    names.sort();
+    let vars = names.iter().map(|n| model.vars[*n].clone()).collect();
+    let params = ParamsAdamW {
+        lr: args.lr,
+        weight_decay: args.weight_decay,
+        ..Default::default()
+    };
+    let mut opt = AdamW::new(vars, params).map_err(ce)?;
+    let steps_per_epoch = train_set.len().div_ceil(args.batch_size);
+    let mut total = steps_per_epoch * args.epochs;
+    if args.max_steps > 0 {
+        total = total.min(args.max_steps);
+    }
+    let curve_ids: Vec<usize> = (0..validation.len().min(args.curve_positions)).collect();
+    if let Some(dir) = args.csv.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let mut csv = std::fs::File::create(&args.csv)
+        .map_err(|e| format!("cannot create {}: {e}", args.csv.display()))?;
+    writeln!(csv, "step,epoch,lr,train_loss,validation_loss").map_err(|e| e.to_string())?;
+    let progress = Progress::new(args, total);
+    let started = Instant::now();
+    let (mut step, mut run_sum, mut run_n) = (0usize, 0.0f64, 0usize);
+    let mut ids: Vec<usize> = (0..train_set.len()).collect();
+    'epochs: for epoch in 0..args.epochs {
+        ids.shuffle(&mut rng);
+        for chunk in ids.chunks(args.batch_size) {
+            if step >= total {
+                break 'epochs;
+            }
+            let lr = cosine_lr(args, step, total);
+            opt.set_learning_rate(lr);
+            let b = Batch::new(train_set, chunk, &dev).map_err(ce)?;
+            let loss = model.loss(&b).map_err(ce)?;
+            opt.backward_step(&loss).map_err(ce)?;
+            let l = loss.to_scalar::<f32>().map_err(ce)? as f64;
+            if !l.is_finite() {
+                return Err(format!("training diverged at step {step} (loss {l})"));
+            }
+            run_sum += l;
+            run_n += 1;
+            step += 1;
+            progress.step();
+            if step % args.curve_every == 0 || step == total {
+                let val = if curve_ids.is_empty() {
+                    f64::NAN
+                } else {
+                    mean_loss(&model, validation, &curve_ids, args.batch_size)?
+                };
+                let train_loss = run_sum / run_n.max(1) as f64;
+                writeln!(csv, "{step},{epoch},{lr:.6},{train_loss:.5},{val:.5}")
+                    .map_err(|e| e.to_string())?;
+                let message = format!("train {train_loss:.4} val {val:.4}");
+                progress.point(step, total, &message, &started);
+                (run_sum, run_n) = (0.0, 0);
+            }
+        }
+    }
+    progress.finish();
+    let secs = started.elapsed().as_secs_f64();
+    if !args.quiet {
+        eprintln!(
+            "trained {step} steps of {} in {secs:.0} s ({:.0} positions/s)",
+            args.batch_size,
+            (step * args.batch_size) as f64 / secs.max(1e-9)
+        );
+    }
+    Ok(model)
+}
