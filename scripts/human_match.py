@@ -567,7 +567,8 @@ def self_test():
     check("table shows n, the cells, and a capped cell's n",
           "n=4)" in text and cell(3, 4) in text and cell(1, 2) + " n=2" in text)
     check("clamping to the engines' ranges",
-          clamp(800, ROOKERY_ELO_RANGE) == 1000 and clamp(1100, STOCKFISH_ELO_RANGE) == 1350
+          clamp(500, ROOKERY_ELO_RANGE) == 600 and clamp(800, ROOKERY_ELO_RANGE) == 800
+          and clamp(1100, STOCKFISH_ELO_RANGE) == 1350
           and clamp(2300, STOCKFISH_ELO_RANGE) == 2300)
 
     print(f"{'all passed' if not failures else f'{failures} failed'}")
