@@ -12,9 +12,10 @@
 use std::path::Path;
 
 use cozy_chess::{Board, Move};
-use safetensors::{Dtype, SafeTensors};
+use safetensors::SafeTensors;
 
 use super::moves::{board_features, legal_moves, move_rows, MOVE_ROWS};
+use super::network::f32_tensor;
 use super::shape::INPUTS;
 
 /// Names of the net's tensors.
@@ -57,23 +58,9 @@ pub struct PolicyNet {
 }
 
 fn read_f32(st: &SafeTensors, name: &str, want: &[usize]) -> Result<Vec<f32>, String> {
-    let t = st
-        .tensor(name)
-        .map_err(|_| format!("no tensor '{name}': not a self-play policy net"))?;
-    if t.dtype() != Dtype::F32 || t.shape() != want {
-        return Err(format!(
-            "tensor '{name}' is {:?} {:?}, expected F32 {want:?}",
-            t.dtype(),
-            t.shape()
-        ));
-    }
-    let values: Vec<f32> = t
-        .data()
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
-    if values.iter().any(|v| !v.is_finite()) {
-        return Err(format!("tensor '{name}' holds a NaN or infinity"));
+    let (shape, values) = f32_tensor(st, name, "a self-play policy net")?;
+    if shape != want {
+        return Err(format!("tensor '{name}' is {shape:?}, expected {want:?}"));
     }
     Ok(values)
 }
@@ -192,6 +179,7 @@ pub fn softmax_in_place(values: &mut [f32], temperature: f32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use safetensors::Dtype;
 
     /// A small net with weights from a fixed formula, as safetensors bytes.
     fn toy_net_bytes(shape: PolicyShape) -> Vec<u8> {

@@ -8,6 +8,7 @@ use cozy_chess::{get_pawn_attacks, BitBoard, Board, Color, Move, Piece};
 
 use super::params::*;
 use crate::chess::{is_castle, CheckInfo};
+use crate::policy::policy_net::softmax_in_place;
 use crate::search::movepick::captured_piece;
 use crate::search::see::{piece_value, see_ge};
 
@@ -33,7 +34,7 @@ impl Prior for HandWritten {
         for &mv in moves {
             out.push(logit(board, mv, &checks, pawn_attacks));
         }
-        softmax(out, PRIOR_TEMPERATURE);
+        softmax_in_place(out, PRIOR_TEMPERATURE);
     }
 }
 
@@ -91,19 +92,6 @@ fn logit(board: &Board, mv: Move, checks: &CheckInfo, pawn_attacks: BitBoard) ->
         }
     }
     logit
-}
-
-/// Turns logits into probabilities in place.
-pub fn softmax(values: &mut [f32], temperature: f32) {
-    let max = values.iter().copied().fold(f32::MIN, f32::max);
-    let mut sum = 0.0;
-    for v in values.iter_mut() {
-        *v = ((*v - max) / temperature).exp();
-        sum += *v;
-    }
-    for v in values.iter_mut() {
-        *v /= sum;
-    }
 }
 
 #[cfg(test)]
