@@ -406,11 +406,7 @@ pub fn sampling_report(net: &Combiner, set: &CombinerSet) -> String {
 }
 
 fn save(model: &CombinerModel, path: &Path) -> Result<(), String> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    candle_core::safetensors::save(&model.tensors().map_err(ce)?, path)
-        .map_err(|e| format!("cannot save '{}': {e}", path.display()))
+    crate::train::save_tensors(&model.tensors().map_err(ce)?, path)
 }
 
 /// Trains on `train_set`; one CSV row per epoch with the validation loss and top-1.

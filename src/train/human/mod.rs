@@ -126,20 +126,7 @@ pub fn run(args: TrainHumanArgs) -> Result<(), String> {
 
 /// Saves the model's tensors as safetensors (creating the folder).
 pub fn save(model: &PriorModel, path: &std::path::Path) -> Result<(), String> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    candle_core::safetensors::save(&model.tensors().map_err(ce)?, path)
-        .map_err(|e| format!("cannot save '{}': {e}", path.display()))
-}
-
-fn cosine_lr(args: &TrainHumanArgs, step: usize, total: usize) -> f64 {
-    let warmup = (total / 50).max(1);
-    if step < warmup {
-        return args.lr * (step + 1) as f64 / warmup as f64;
-    }
-    let t = (step - warmup) as f64 / (total - warmup).max(1) as f64;
-    args.lr * (0.02 + 0.98 * 0.5 * (1.0 + (std::f64::consts::PI * t).cos()))
+    super::save_tensors(&model.tensors().map_err(ce)?, path)
 }
 
 /// Mean cross-entropy of `model` on positions `ids` of `set`.
@@ -219,7 +206,7 @@ pub fn train(
             if step >= total {
                 break 'epochs;
             }
-            let lr = cosine_lr(args, step, total);
+            let lr = super::warmup_cosine_lr(args.lr, step, total);
             opt.set_learning_rate(lr);
             let b = Batch::new(train_set, chunk, &dev).map_err(ce)?;
             let loss = model.loss(&b).map_err(ce)?;
