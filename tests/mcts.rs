@@ -202,6 +202,8 @@ fn ponder_waits_for_ponderhit_and_the_clock_is_kept() {
 #[test]
 fn movetime_is_kept() {
     let mut e = mcts_engine();
+    // A tree that fills long before the time is up: a fixed movetime is still spent.
+    e.send("setoption name Hash value 1");
     e.send("position startpos moves e2e4");
     let start = Instant::now();
     let (lines, best) = e.go("go movetime 300", WAIT);

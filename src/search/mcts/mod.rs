@@ -243,8 +243,9 @@ impl Driver<'_> {
     }
 
     /// The clock, `ponderhit`, a proven result at the root, a full tree (unless `go
-    /// nodes` asked for a number of playouts: more visits no longer grow the tree, so a
-    /// move on the clock banks the time for the next one, where the tree is reused).
+    /// nodes` or `go movetime` asked for a budget: more visits no longer grow the tree,
+    /// so a move on the game clock banks the time for the next one, where the tree is
+    /// reused; a fixed budget is spent as asked).
     fn should_stop(&mut self) -> bool {
         let pondering = self.shared.control.pondering.load(Relaxed);
         if self.was_pondering && !pondering {
@@ -274,7 +275,8 @@ impl Driver<'_> {
         let all_decided = children
             .iter()
             .all(|&c| tree.node(c).proof() != Proof::Unknown);
-        let full = !tree.has_room() && self.limits.nodes.is_none();
+        let full =
+            !tree.has_room() && self.limits.nodes.is_none() && self.limits.movetime.is_none();
         mate_found || all_decided || full
     }
 
