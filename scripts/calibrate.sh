@@ -57,21 +57,25 @@ for level in "${LEVELS[@]}"; do
   python3 scripts/match.py "$me" "$opponent" --games "$GAMES" --tc "$TC" \
     -c "$CONCURRENCY" --option1 "Human Timing=false" --option1 "Seed=0" \
     --event "calibration $sha" --results "$RESULTS" --fail-on-errors first $EXTRA
-  # The model rating of a human level, as the engine announces it (empty otherwise).
+  # The model rating of a human level or the curve setting of a node-limited one, as
+  # the engine announces it (empty otherwise).
   announced=$(printf 'setoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value %s\nquit\n' "$level" \
-    | "$BIN" | grep 'human model at rating' | tail -1)
+    | "$BIN" | grep 'playing at about' | tail -1)
   model_rating=$(sed -n 's/.*human model at rating \([0-9]*\).*/\1/p' <<<"$announced")
+  setting=$(sed -n 's/.*level curve setting \([0-9]*\).*/\1/p' <<<"$announced")
   temperature=$(sed -n 's/.*temperature \([0-9.]*\).*/\1/p' <<<"$announced")
   # Tag the line with the binary and commit: the table uses each level's latest binary.
-  python3 - "$RESULTS" "$sha" "$(git rev-parse --short HEAD)" "$model_rating" "$temperature" <<'PY'
+  python3 - "$RESULTS" "$sha" "$(git rev-parse --short HEAD)" "$model_rating" "$temperature" "$setting" <<'PY'
 import json, sys
-path, sha, commit, model_rating, temperature = sys.argv[1:]
+path, sha, commit, model_rating, temperature, setting = sys.argv[1:]
 lines = open(path).read().splitlines()
 row = json.loads(lines[-1])
 row.update(binary=sha, commit=commit)
 if model_rating:
     row["model_rating"] = int(model_rating)
     row["temperature"] = float(temperature or 0.4)
+if setting:
+    row["setting"] = int(setting)
 lines[-1] = json.dumps(row)
 open(path, "w").write("\n".join(lines) + "\n")
 PY

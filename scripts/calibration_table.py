@@ -8,11 +8,13 @@ docs/calibration.png (nominal vs measured, with error bars) when matplotlib is p
 
   scripts/calibration_table.py [--results docs/calibration/results.jsonl] [--plot FILE]
   scripts/calibration_table.py --measured 1350    # just that level's measured rating
-  scripts/calibration_table.py --fit              # the human levels' settings table
+  scripts/calibration_table.py --fit              # both levels' settings tables
 
 --fit: the human-level settings measured (rows that record the `model_rating` and
-`temperature` a level played at), as the CALIBRATION table of src/human/levels.rs, which
-interpolates between them.
+`temperature` a level played at), as the CALIBRATION table of src/human/levels.rs, and
+the node-limited levels' curve settings measured against Stockfish (rows that record the
+`setting`), as the CALIBRATION table of src/search/strength.rs; both interpolate
+between their rows.
 """
 import argparse
 import json
@@ -95,7 +97,33 @@ def settings_rows(rows):
     return sorted(out)
 
 
+def curve_rows(rows):
+    """Node-limited measurements against Stockfish: (measured, err, setting, games, name)
+    of every row that records the level curve setting it played (the latest per setting)."""
+    latest = {}
+    for r in rows:
+        if (r.get("setting") and r.get("games") and r.get("rating2") is not None
+                and r["engine2"].startswith("Stockfish")):
+            latest[r["setting"]] = r
+    out = []
+    for setting, r in latest.items():
+        score = r["points"] / r["games"]
+        diff = elo_from_score(score) if 0 < score < 1 else float("nan")
+        err = r.get("err_penta") or r.get("err_tri") or float("nan")
+        out.append((r["rating2"] + diff, err, setting, r["games"], r["engine1"]))
+    return sorted(out)
+
+
 def print_fit(rows):
+    curve = curve_rows(rows)
+    for measured, err, setting, games, name in curve:
+        print(f"curve setting {setting}: measured {measured:.0f} ± {err:.0f} ({games} games, {name})")
+    if curve:
+        print("// rows for src/search/strength.rs CALIBRATION (measured, setting);")
+        print("// keep those that rise with the measured strength:")
+        for measured, _, setting, _, _ in curve:
+            print(f"    ({measured:.1f}, {setting:.1f}),")
+        print()
     pts = settings_rows(rows)
     if len(pts) < 2:
         sys.exit("need human levels measured at two or more settings")
@@ -113,7 +141,7 @@ def main():
     ap.add_argument("--results", default=os.path.join(ROOT, "docs", "calibration", "results.jsonl"))
     ap.add_argument("--plot", default=os.path.join(ROOT, "docs", "calibration.png"))
     ap.add_argument("--measured", type=int, help="print only this level's measured rating")
-    ap.add_argument("--fit", action="store_true", help="fit the human levels' mapping")
+    ap.add_argument("--fit", action="store_true", help="fit the levels' mappings")
     args = ap.parse_args()
     rows = load(args.results)
     table = levels(rows)

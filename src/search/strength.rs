@@ -11,21 +11,23 @@ use rand::{Rng, SeedableRng};
 
 use super::{DECISIVE, MATE_BOUND};
 
-/// The bottom of this curve (its slopes and temperature were calibrated from here up).
+/// The bottom of the level curve (its slopes and temperature were shaped from here up).
 pub const MIN_ELO: i32 = 1000;
 /// A limit at or above it plays at full strength: the ladder in docs/strength.md
 /// measures full strength at 2580 ± 51 on this scale.
 pub const FULL_STRENGTH_ELO: i32 = 2600;
-/// Where the two slopes of the level curve meet (Stockfish's lowest `UCI_Elo`, below
-/// which levels are calibrated against Rookery's own), and its node budget.
-const ANCHOR_ELO: i32 = 1350;
-const ANCHOR_NODES: f64 = 2191.0;
-/// How much stronger the embedded net plays than rookery-v1 at the same node budget:
-/// the node curve was calibrated with v1, so each level searches the nodes v1 needed
-/// this many Elo lower. Measured with `scripts/calibrate.sh`; docs/strength.md records
-/// the measurements and the net they were made with.
-const NET_GAIN_ELO: i32 = 160;
-/// The node budget doubles every this many Elo above the anchor…
+/// Measured strength → curve setting, ascending: each row is a 100-game calibration match
+/// of one setting against Stockfish 15.1 at 10+0.1 with the embedded net
+/// (docs/calibration/results.jsonl, docs/strength.md); `scripts/calibration_table.py
+/// --fit` prints it. A level plays the setting interpolated between the two rows around
+/// its rating (outside them, the nearest row's offset).
+pub const CALIBRATION: [(f64, f64); 0] = [];
+/// Where the temperature's slope changes (Stockfish's lowest `UCI_Elo`).
+const TEMPERATURE_KINK: i32 = 1350;
+/// Where the node curve's two slopes meet, and its node budget there.
+const NODES_KINK: i32 = 1510;
+const KINK_NODES: f64 = 2191.0;
+/// The node budget doubles every this many setting points above the kink…
 const ELO_PER_DOUBLING_ABOVE: f64 = 122.0;
 /// …and halves only every this many below it: a weak player sees little, not nothing.
 const ELO_PER_DOUBLING_BELOW: f64 = 250.0;
@@ -35,8 +37,8 @@ const CANDIDATES: usize = 4;
 const TEMPERATURE_MIN: f64 = 5.0;
 /// …plus this times the squared distance from full strength (0..1)…
 const TEMPERATURE_WEAKNESS: f64 = 50.0;
-/// …plus this per Elo below the anchor.
-const TEMPERATURE_PER_ELO_BELOW_ANCHOR: f64 = 0.04;
+/// …plus this per setting point below the kink.
+const TEMPERATURE_PER_POINT_BELOW_KINK: f64 = 0.04;
 /// The most a chosen move may lose: this many centipawns…
 const MAX_LOSS_BASE: f64 = 30.0;
 /// …plus this many temperatures.
@@ -57,7 +59,27 @@ pub const MAX_ELO: i32 = 3000;
 /// A strength limit at one rating.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Strength {
+    /// The rating asked for (`UCI_Elo`).
     pub elo: i32,
+    /// The point of the level curve that plays at that rating ([`CALIBRATION`]): what
+    /// the node budget and the temperature follow.
+    pub setting: i32,
+}
+
+/// The curve setting that plays at `elo`, by [`CALIBRATION`].
+fn setting_for(elo: f64, table: &[(f64, f64)]) -> f64 {
+    let (Some(first), Some(last)) = (table.first(), table.last()) else {
+        return elo;
+    };
+    if elo <= first.0 {
+        return elo + first.1 - first.0;
+    }
+    if elo >= last.0 {
+        return elo + last.1 - last.0;
+    }
+    let i = table.partition_point(|row| row.0 <= elo);
+    let ((m0, s0), (m1, s1)) = (table[i - 1], table[i]);
+    s0 + (elo - m0) / (m1 - m0) * (s1 - s0)
 }
 
 /// A root move the limited search kept apart (one MultiPV line), with its score.
@@ -80,30 +102,32 @@ pub struct Situation {
 impl Strength {
     /// The limit for `UCI_Elo`; `None` (full strength) at or above [`FULL_STRENGTH_ELO`].
     pub fn from_elo(elo: i32) -> Option<Strength> {
-        (elo < FULL_STRENGTH_ELO).then_some(Strength {
-            elo: elo.max(MIN_ELO),
+        let elo = elo.max(MIN_ELO);
+        (elo < FULL_STRENGTH_ELO).then(|| {
+            Strength::at_setting(elo, setting_for(elo as f64, &CALIBRATION).round() as i32)
         })
     }
 
-    /// Position within the range: 0 at MIN_ELO, 1 at full strength.
-    fn skill(&self) -> f64 {
-        (self.elo - MIN_ELO) as f64 / (FULL_STRENGTH_ELO - MIN_ELO) as f64
+    /// A limit that plays the curve's `setting` (calibration matches measure these).
+    pub fn at_setting(elo: i32, setting: i32) -> Strength {
+        Strength { elo, setting }
     }
 
-    /// Nodes per move, on rookery-v1's curve at `elo` − `NET_GAIN_ELO`: `ANCHOR_NODES`
-    /// at `ANCHOR_ELO`, doubling every `ELO_PER_DOUBLING_ABOVE` above and halving
-    /// every `ELO_PER_DOUBLING_BELOW` below (with the offset: ~1,410 at 1350, ~20,100 at
-    /// 1900, ~530 at 1000). Stockfish's low `UCI_Elo` levels, the scale's anchor, are
-    /// sturdier than their numbers suggest; the slopes and the temperature below come
-    /// from calibration games (docs/strength.md).
+    /// Position within the curve: 0 at MIN_ELO, 1 at full strength.
+    fn skill(setting: i32) -> f64 {
+        (setting - MIN_ELO) as f64 / (FULL_STRENGTH_ELO - MIN_ELO) as f64
+    }
+
+    /// Nodes per move at the level's setting: `KINK_NODES` at `NODES_KINK`, doubling
+    /// every `ELO_PER_DOUBLING_ABOVE` above and halving every `ELO_PER_DOUBLING_BELOW`
+    /// below (~1,410 at 1350, ~20,100 at 1900, ~530 at 1000).
     pub fn nodes(&self) -> u64 {
-        let elo = self.elo - NET_GAIN_ELO;
-        let doublings = if elo >= ANCHOR_ELO {
-            (elo - ANCHOR_ELO) as f64 / ELO_PER_DOUBLING_ABOVE
+        let doublings = if self.setting >= NODES_KINK {
+            (self.setting - NODES_KINK) as f64 / ELO_PER_DOUBLING_ABOVE
         } else {
-            (elo - ANCHOR_ELO) as f64 / ELO_PER_DOUBLING_BELOW
+            (self.setting - NODES_KINK) as f64 / ELO_PER_DOUBLING_BELOW
         };
-        (ANCHOR_NODES * doublings.exp2()).round() as u64
+        (KINK_NODES * doublings.exp2()).round() as u64
     }
 
     /// How many root moves the search keeps apart to choose among (each costs a root
@@ -116,15 +140,10 @@ impl Strength {
     /// the range (near-equal moves are mixed, nothing worse), ~28 at 1350, and growing
     /// slowly below it (~42 at the bottom).
     pub fn temperature(&self, situation: &Situation) -> f64 {
-        let base = if self.elo >= ANCHOR_ELO {
-            let weakness = 1.0 - self.skill();
-            TEMPERATURE_MIN + TEMPERATURE_WEAKNESS * weakness * weakness
-        } else {
-            let weakness = 1.0 - Strength { elo: ANCHOR_ELO }.skill();
-            TEMPERATURE_MIN
-                + TEMPERATURE_WEAKNESS * weakness * weakness
-                + TEMPERATURE_PER_ELO_BELOW_ANCHOR * (ANCHOR_ELO - self.elo) as f64
-        };
+        let weakness = 1.0 - Self::skill(self.setting.max(TEMPERATURE_KINK));
+        let base = TEMPERATURE_MIN
+            + TEMPERATURE_WEAKNESS * weakness * weakness
+            + TEMPERATURE_PER_POINT_BELOW_KINK * (TEMPERATURE_KINK - self.setting).max(0) as f64;
         base * self.pressure(situation)
     }
 
@@ -225,6 +244,32 @@ mod tests {
         assert_eq!(Strength::from_elo(FULL_STRENGTH_ELO), None);
         assert_eq!(Strength::from_elo(2850), None);
         assert_eq!(Strength::from_elo(500).unwrap().elo, MIN_ELO);
+    }
+
+    #[test]
+    fn settings_follow_the_calibration_table() {
+        assert_eq!(setting_for(1700.0, &[]), 1700.0);
+        let table = [(1500.0, 1600.0), (2000.0, 2000.0)];
+        assert_eq!(setting_for(1500.0, &table), 1600.0);
+        assert_eq!(setting_for(1750.0, &table), 1800.0);
+        assert_eq!(
+            setting_for(1400.0, &table),
+            1500.0,
+            "below: the first row's offset"
+        );
+        assert_eq!(
+            setting_for(2300.0, &table),
+            2300.0,
+            "above: the last row's offset"
+        );
+        for w in CALIBRATION.windows(2) {
+            assert!(
+                w[0].0 < w[1].0 && w[0].1 < w[1].1,
+                "{CALIBRATION:?} is not ascending"
+            );
+        }
+        let level = Strength::at_setting(1700, 1800);
+        assert_eq!(level.nodes(), Strength::at_setting(1800, 1800).nodes());
     }
 
     #[test]

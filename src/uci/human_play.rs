@@ -78,9 +78,7 @@ pub fn play(searcher: &mut Searcher, control: &SearchControl, turn: &HumanTurn) 
     let on_clock = turn.limits.depth.is_none() && turn.limits.mate.is_none();
     if turn.human_timing && on_clock {
         if let Some(ms) = TimeManager::clock_budget_ms(&turn.limits, us, turn.move_overhead) {
-            let strength = Strength {
-                elo: turn.level.elo,
-            };
+            let strength = Strength::at_setting(turn.level.elo, turn.level.elo);
             let think = Duration::from_millis(strength.think_time_ms(ms, &situation, turn.seed));
             while started.elapsed() < think && !control.stop.load(Ordering::SeqCst) {
                 std::thread::sleep(Duration::from_millis(2));

@@ -169,10 +169,12 @@ impl Engine {
                 h.elo, h.model_rating, h.temperature
             )),
             Level::Limited(s) => info_string(&format!(
-                "playing at about {} Elo: {} nodes per move, choosing among {} moves",
+                "playing at about {} Elo: {} nodes per move, choosing among {} moves \
+                 (level curve setting {})",
                 s.elo,
                 s.nodes(),
-                s.candidates()
+                s.candidates(),
+                s.setting
             )),
             Level::Full if self.settings.limit_strength => info_string(&format!(
                 "{} {} is at or above Rookery's full strength (~{FULL_STRENGTH_ELO}): \
