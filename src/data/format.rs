@@ -409,9 +409,7 @@ mod tests {
                 assert_eq!(back.castle_rights(color), b.castle_rights(color), "{b:#}");
             }
             let rights = Color::ALL.map(|c| b.castle_rights(c));
-            lost += rights
-                .iter()
-                .any(|r| (r.short.is_some()) != (r.long.is_some())) as usize;
+            lost += rights.iter().any(|r| r.short.is_some() != r.long.is_some()) as usize;
         }
         // The random games lost some rights but not all.
         assert!(lost > 100, "{lost} boards with a right lost");
