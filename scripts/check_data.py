@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks every file listed in data/manifest.tsv, data/human/manifest.tsv and
 data/human/labels/manifest.tsv: present, of
-the recorded size and sha256; and every data file under data/ (.vf self-play chunks, .rkh
+the recorded size and sha256, and (data/manifest.tsv) a valid `starts` column; and every data file under data/ (.vf self-play chunks, .rkh
 human games) is listed (a chunk left unrecorded, e.g. by a killed datagen round, would
 otherwise go unchecked and untrained). (The structure of each file — whole games, legal moves — is
 checked by `rookery data stats FILE` / `rookery human-data stats FILE`, and for the human
@@ -20,6 +20,25 @@ MANIFESTS = [
     os.path.join(ROOT, "data", "human", "manifest.tsv"),
     os.path.join(ROOT, "data", "human", "labels", "manifest.tsv"),
 ]
+
+
+def starts_error(value):
+    """Why a self-play row's `starts` value is not valid (None if it is): `standard`, or
+    `chess960=F/double=D` with F and D fractions from 0 to 1 (datagen's --chess960 and
+    --double-chess960). A row without the column was written before it: standard."""
+    if value is None or value == "standard":
+        return None
+    fields = dict(part.partition("=")[::2] for part in value.split("/"))
+    if sorted(fields) != ["chess960", "double"] or len(value.split("/")) != 2:
+        return "starts %r is neither 'standard' nor 'chess960=F/double=D'" % value
+    for name, text in fields.items():
+        try:
+            fraction = float(text)
+        except ValueError:
+            return "starts %r: %s is not a number" % (value, name)
+        if not 0.0 <= fraction <= 1.0:
+            return "starts %r: %s is not a fraction from 0 to 1" % (value, name)
+    return None
 
 
 def check(manifest: str, listed: set) -> int:
@@ -41,6 +60,9 @@ def check(manifest: str, listed: set) -> int:
         if len(data) != int(row["bytes"]) or sha != row["sha256"]:
             print("MISMATCH %s: %d bytes sha256 %s, manifest %s bytes %s" % (
                 row["file"], len(data), sha, row["bytes"], row["sha256"]))
+            bad += 1
+        elif starts_error(row.get("starts")):
+            print("BAD %s: %s" % (row["file"], starts_error(row.get("starts"))))
             bad += 1
         else:
             print("ok %s: %s games, %s positions" % (row["file"], row["games"], row["positions"]))

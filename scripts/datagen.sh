@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Self-play data: each round plays games into a new chunk file,
 # data/gen$GEN/seed$SEED-part$K.vf (K one past the seed's last chunk), and records it in
-# data/manifest.tsv (generation, net, node budget, seed, games, positions, bytes, sha256):
-# a committed chunk is never written again, so the repository grows by the new games only.
+# data/manifest.tsv (generation, net, node budget, seed, games, positions, bytes, sha256,
+# starts): a committed chunk is never written again, so the repository grows by the new
+# games only.
 # A chunk continues the seed's game sequence after its earlier files (seed$SEED.vf, the
 # single file of the rounds before chunks, then part1, part2, …: `rookery datagen
 # --first-game`), so the concatenation of a seed's files is what one long run would have
@@ -20,9 +21,14 @@
 # than the budget, and plays the last iteration completed within it); the manifest records
 # the budget as NODES/HARD_NODES (soft/hard). Files recorded with NODES alone were made
 # before this default, with datagen's own cap of 8 × NODES (HARD_NODES=40000 remakes them).
+# CHESS960=F starts a share F of the games (0 to 1, default 0) from Chess960 positions,
+# DOUBLE_CHESS960=D a share D of those (default 0.5) from double Chess960 ones (each side's
+# back rank drawn on its own); the manifest's `starts` column records them
+# (`chess960=F/double=D`, or `standard`). Keep them the same for all chunks of a seed, or
+# the chunks no longer add up to what one run would write.
 # Usage: [GEN=1] [NODES=5000] [HARD_NODES=n] [THREADS=2] [SEED=1] [TIME=seconds] [GAMES=n]
 #        [OUT=file [FIRST_GAME=n]] [NETFILE=file] [ROUNDS=n COMMIT=1 STOP_FILE=file]
-#        scripts/datagen.sh
+#        [CHESS960=F [DOUBLE_CHESS960=D]] scripts/datagen.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/common.sh
@@ -58,6 +64,14 @@ BUDGET=$NODES/$HARD_NODES
 [[ -n $TIME ]] && args+=(--time-limit "$TIME")
 [[ -n $GAMES ]] && args+=(--games "$GAMES")
 [[ -n $NETFILE ]] && args+=(--net "$NETFILE")
+CHESS960=${CHESS960:-0}
+DOUBLE_CHESS960=${DOUBLE_CHESS960:-0.5}
+args+=(--chess960 "$CHESS960" --double-chess960 "$DOUBLE_CHESS960")
+if awk -v f="$CHESS960" 'BEGIN {exit !(f + 0 == 0)}'; then
+  STARTS=standard
+else
+  STARTS=chess960=$CHESS960/double=$DOUBLE_CHESS960
+fi
 count() { # games and positions in file $1 (default: the round's output) so far
   local file=${1:-$OUT}
   if [[ -s $file ]]; then
@@ -123,7 +137,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
     echo "round $round: no games, no chunk"
     break
   fi
-  BIN=$BIN scripts/manifest.sh "$OUT" "$GEN" "$NET" "$BUDGET" "$SEED"
+  BIN=$BIN scripts/manifest.sh "$OUT" "$GEN" "$NET" "$BUDGET" "$SEED" "$STARTS"
   seconds=$(( $(date +%s) - started ))
   rate=$(( (positions1 - positions0) / (seconds > 0 ? seconds : 1) ))
   echo "round $round: +$((games1 - games0)) games, +$((positions1 - positions0)) positions, $rate kept positions/s"

@@ -55,6 +55,22 @@ pub fn parse_fen(fen: &str) -> Result<Board, String> {
         .map_err(|e| format!("invalid FEN '{fen}': {e}"))
 }
 
+/// Writes a FEN that [`parse_fen`] (and other readers) read back as the same position:
+/// standard FEN (KQkq) while every castling rook stands on the a- or h-file, where KQkq
+/// is exact; Shredder FEN (the rooks' files, e.g. HFca) otherwise, as in Chess960
+/// positions, where KQkq would name the wrong rook or none.
+pub fn fen(board: &Board) -> String {
+    let standard_files = Color::ALL.iter().all(|&color| {
+        let rights = board.castle_rights(color);
+        rights.short.is_none_or(|f| f == File::H) && rights.long.is_none_or(|f| f == File::A)
+    });
+    if standard_files {
+        format!("{board}")
+    } else {
+        format!("{board:#}")
+    }
+}
+
 /// Rewrites X-FEN castling rights (K/Q: the outermost rook on that side of the king) as
 /// Shredder-FEN file letters. None if the placement has no such king or rook.
 fn xfen_castling_to_shredder(placement: &str, castling: &str) -> Option<String> {
@@ -364,6 +380,43 @@ mod tests {
         assert!(parse_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq").is_err());
         assert!(parse_fen("8/8/8/8/8/8/8/8 w - - 0 1").is_err());
         assert!(parse_fen("4k3/8/8/8/8/8/8/4K3 w K - 0 1").is_err());
+    }
+
+    #[test]
+    fn fen_writes_shredder_castling_only_where_kqkq_would_be_wrong() {
+        let cases = [
+            (STARTPOS_FEN, STARTPOS_FEN),
+            // Chess960 start 0: the rooks on f and h.
+            (
+                "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1",
+                "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1",
+            ),
+            // King on b, rooks on a and h: KQkq is exact.
+            (
+                "rkbbnnqr/pppppppp/8/8/8/8/PPPPPPPP/RKBBNNQR w HAha - 0 1",
+                "rkbbnnqr/pppppppp/8/8/8/8/PPPPPPPP/RKBBNNQR w KQkq - 0 1",
+            ),
+            // The castling rook on g with another rook on h: K would name the h-rook.
+            (
+                "4k3/8/8/8/8/8/8/5KRR w G - 0 1",
+                "4k3/8/8/8/8/8/8/5KRR w G - 0 1",
+            ),
+            (
+                "r1rk4/8/8/8/8/8/8/4K3 b c - 0 1",
+                "r1rk4/8/8/8/8/8/8/4K3 b c - 0 1",
+            ),
+        ];
+        for (input, written) in cases {
+            let board = Board::from_fen(input, true).expect("fen");
+            assert_eq!(fen(&board), written);
+            assert_eq!(parse_fen(&fen(&board)), Ok(board.clone()), "{input}");
+        }
+        let twin_rooks = Board::from_fen("4k3/8/8/8/8/8/8/5KRR w G - 0 1", true).unwrap();
+        assert_ne!(parse_fen(&twin_rooks.to_string()), Ok(twin_rooks));
+        for n in 0..960 {
+            let board = Board::double_chess960_startpos(n, 959 - n);
+            assert_eq!(parse_fen(&fen(&board)), Ok(board.clone()), "{n}");
+        }
     }
 
     #[test]

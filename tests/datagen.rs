@@ -4,7 +4,9 @@
 //! to the one file; `data stats` counts; truncated and corrupted files are
 //! reported with the offset, and the games before the damage stay readable; a datagen
 //! whose file is replaced or truncated under it stops instead of writing into the void;
-//! `--net` plays with the net it names, and a net that cannot be loaded stops it first.
+//! `--net` plays with the net it names, and a net that cannot be loaded stops it first;
+//! `--chess960` games start from Chess960 positions (double Chess960 among them), castle
+//! by the Chess960 rules and read back.
 
 use std::path::PathBuf;
 
@@ -32,6 +34,8 @@ fn args(out: PathBuf, threads: usize, games: u64) -> DatagenArgs {
         time_limit: None,
         seed: 7,
         random_plies: 8,
+        chess960: 0.0,
+        double_chess960: 0.5,
         max_opening_score: 400,
         win_score: 1000,
         win_plies: 4,
@@ -206,6 +210,108 @@ fn chunks_that_continue_a_seed_add_up_to_the_single_file() {
     let before = std::fs::read(&part2).unwrap();
     assert_eq!(datagen::run(&second).expect("rerun").games, 0);
     assert_eq!(std::fs::read(&part2).unwrap(), before);
+}
+
+/// Whether a board cannot have come from the standard start: a side that may still
+/// castle has its king off the e-file or a castling rook off the a- and h-files.
+fn chess960_only(board: &Board) -> bool {
+    use cozy_chess::{Color, File};
+    Color::ALL.iter().any(|&color| {
+        let rights = board.castle_rights(color);
+        let castling = rights.short.is_some() || rights.long.is_some();
+        (castling && board.king(color).file() != File::E)
+            || rights.short.is_some_and(|f| f != File::H)
+            || rights.long.is_some_and(|f| f != File::A)
+    })
+}
+
+/// Whether White's and Black's back ranks differ in a way only double Chess960 gives: a
+/// castling right or a king (with a right) on different files for the two colours.
+fn double_chess960_only(board: &Board) -> bool {
+    use cozy_chess::Color;
+    let [w, b] = Color::ALL.map(|c| board.castle_rights(c));
+    let both = |x: Option<_>, y: Option<_>| x.is_some() && y.is_some() && x != y;
+    let kings = (w.short.is_some() || w.long.is_some())
+        && (b.short.is_some() || b.long.is_some())
+        && board.king(Color::White).file() != board.king(Color::Black).file();
+    both(w.short, b.short) || both(w.long, b.long) || kings
+}
+
+#[test]
+fn chess960_games_start_from_chess960_positions_and_read_back() {
+    let path = temp("chess960.vf");
+    let a = DatagenArgs {
+        chess960: 1.0,
+        double_chess960: 0.5,
+        ..args(path.clone(), 2, 12)
+    };
+    let tally = datagen::run(&a).expect("datagen runs");
+    let games = read(&path);
+    assert_eq!(games.len(), 12);
+    assert!(tally.positions > 0);
+    let chess960 = games.iter().filter(|g| chess960_only(&g.start)).count();
+    let double = games
+        .iter()
+        .filter(|g| double_chess960_only(&g.start))
+        .count();
+    assert!(
+        chess960 >= 8,
+        "{chess960} of 12 games from a Chess960 start"
+    );
+    assert!(
+        double >= 2,
+        "{double} of 12 games from a double Chess960 start"
+    );
+    let mut castles = 0;
+    for g in &games {
+        // Every position legal: cozy-chess checks each board it builds and each move.
+        let mut board = g.start.clone();
+        for &(mv, _) in &g.moves {
+            assert!(board.is_legal(mv), "{mv} in {board:#}");
+            castles += rookery::chess::is_castle(&board, mv) as usize;
+            board.play_unchecked(mv);
+            let fen = rookery::chess::fen(&board);
+            assert_eq!(rookery::chess::parse_fen(&fen), Ok(board.clone()), "{fen}");
+        }
+        // Training positions keep their features through the text format too.
+        for s in format::samples(g) {
+            let again = rookery::chess::parse_fen(&rookery::chess::fen(&s.board)).expect("FEN");
+            for persp in [cozy_chess::Color::White, cozy_chess::Color::Black] {
+                assert_eq!(
+                    features::dense(&s.board, persp, true),
+                    features::dense(&again, persp, true)
+                );
+            }
+        }
+    }
+    assert!(castles > 0, "no game castled");
+    // Re-encoding gives the same bytes.
+    let mut bytes = Vec::new();
+    for g in &games {
+        format::write_game(&mut bytes, g);
+    }
+    assert_eq!(bytes, std::fs::read(&path).unwrap());
+
+    // A seed gives the same Chess960 games with any thread count.
+    let one = temp("chess960-one-thread.vf");
+    datagen::run(&DatagenArgs {
+        out: one.clone(),
+        threads: 1,
+        ..a
+    })
+    .expect("datagen runs");
+    assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&path).unwrap());
+}
+
+#[test]
+fn chess960_shares_must_be_fractions() {
+    for (option, value) in [("--chess960", "1.5"), ("--double-chess960", "2")] {
+        let out = temp("chess960-bad.vf");
+        let (ok, err, bytes) = datagen_with(&out, &[option, value]);
+        assert!(!ok);
+        assert!(err.contains("fraction from 0 to 1"), "{err}");
+        assert!(bytes.is_empty());
+    }
 }
 
 #[test]

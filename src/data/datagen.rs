@@ -1,8 +1,9 @@
 //! `rookery datagen`: self-play games at a fixed node budget, written in the game format
 //! of [`super::format`].
 //!
-//! Game `k` of a run depends only on the seed and `k`: its opening (a few uniformly random
-//! plies from the start position, redrawn while a quick search scores it beyond
+//! Game `k` of a run depends only on the seed and `k`: its start position (standard, or a
+//! Chess960 one for the share `--chess960` of the games: [`super::start_position`]), its
+//! opening (a few uniformly random plies from the start position, redrawn while a quick search scores it beyond
 //! `--max-opening-score`), then both sides search with a fresh table and history
 //! (`--nodes` as a soft limit: no new iteration after it; `--hard-nodes`, by default the
 //! same budget, as a hard cap that ends the search mid-iteration). Threads take
@@ -34,6 +35,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use super::format::{self, Game, MATE_SCORE};
+use super::start_position::{parse_fraction, StartMix};
 use crate::chess::{insufficient_material, legal_moves, sign, Position};
 use crate::search::{SearchLimits, SearchOptions, SearchResult, Searcher, Silent, DECISIVE};
 
@@ -69,6 +71,13 @@ pub struct DatagenArgs {
     /// Random plies from the start position.
     #[arg(long, default_value_t = 8)]
     pub random_plies: usize,
+    /// Share of games (0 to 1) that start from one of the 960 Chess960 positions.
+    #[arg(long, default_value_t = 0.0, value_parser = parse_fraction)]
+    pub chess960: f64,
+    /// Share of the Chess960 games (0 to 1) whose White and Black back ranks are drawn
+    /// independently (double Chess960).
+    #[arg(long, default_value_t = 0.5, value_parser = parse_fraction)]
+    pub double_chess960: f64,
     /// Openings a quick search scores beyond this (cp) are drawn again.
     #[arg(long, default_value_t = 400)]
     pub max_opening_score: i32,
@@ -144,8 +153,14 @@ fn search(searcher: &mut Searcher, pos: &Position, args: &DatagenArgs) -> Search
 /// counting the opening's check).
 pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> (Game, u64) {
     let mut rng = game_rng(args.seed, index);
+    let initial = StartMix {
+        chess960: args.chess960,
+        double: args.double_chess960,
+    }
+    .choose(&mut rng)
+    .board();
     let mut pos = loop {
-        let mut pos = Position::default();
+        let mut pos = Position::new(initial.clone());
         for _ in 0..args.random_plies {
             match legal_moves(&pos.board).choose(&mut rng) {
                 Some(&mv) => pos.play(mv),

@@ -359,6 +359,78 @@ mod tests {
         .collect()
     }
 
+    /// Chess960 boards: every start position, double Chess960 ones, rights partly lost
+    /// (of either colour), a castling rook with a second rook beside it on the same side
+    /// of its king, and positions a few dozen random plies (castling among them) into
+    /// double Chess960 games.
+    fn chess960_boards() -> Vec<Board> {
+        use rand::seq::SliceRandom;
+        use rand::SeedableRng;
+        let mut out: Vec<Board> = (0..960).map(Board::chess960_startpos).collect();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(960);
+        for n in 0..40u32 {
+            let mut board = Board::double_chess960_startpos(n * 24, 959 - n * 17);
+            out.push(board.clone());
+            for _ in 0..60 {
+                let moves = crate::chess::legal_moves(&board);
+                let Some(&mv) = moves.choose(&mut rng) else {
+                    break;
+                };
+                board.play_unchecked(mv);
+                out.push(board.clone());
+            }
+        }
+        out.extend(
+            [
+                "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFca - 0 1",
+                "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w Fc - 0 1",
+                "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR b Ha - 0 1",
+                "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w ca - 0 1",
+                "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HF - 0 1",
+                "4k3/8/8/8/8/8/8/5KRR w G - 0 1",
+                "4k3/8/8/8/8/8/8/RR2K3 w B - 0 1",
+                "r1rk4/8/8/8/8/8/8/4K3 b c - 0 1",
+                "1rk2rr1/8/8/8/8/8/8/1RK2RR1 w FBfb - 0 1",
+            ]
+            .iter()
+            .map(|f| Board::from_fen(f, true).unwrap_or_else(|e| panic!("{f}: {e:?}"))),
+        );
+        out
+    }
+
+    #[test]
+    fn chess960_boards_keep_their_castling_rooks() {
+        let boards = chess960_boards();
+        let mut lost = 0;
+        for b in &boards {
+            let (back, _) = unpack_board(&pack_board(b, 1)).expect("unpacks");
+            assert_eq!(back, *b, "{b:#}");
+            for color in Color::ALL {
+                assert_eq!(back.castle_rights(color), b.castle_rights(color), "{b:#}");
+            }
+            let rights = Color::ALL.map(|c| b.castle_rights(c));
+            lost += rights.iter().any(|r| r.short.is_some() != r.long.is_some()) as usize;
+        }
+        // The random games lost some rights but not all.
+        assert!(lost > 100, "{lost} boards with a right lost");
+    }
+
+    #[test]
+    fn chess960_moves_round_trip() {
+        let mut castles = 0;
+        for b in chess960_boards() {
+            for mv in crate::chess::legal_moves(&b) {
+                assert_eq!(
+                    unpack_move(&b, pack_move(&b, mv)),
+                    Some(mv),
+                    "{mv} in {b:#}"
+                );
+                castles += crate::chess::is_castle(&b, mv) as usize;
+            }
+        }
+        assert!(castles > 200, "{castles} castling moves");
+    }
+
     #[test]
     fn boards_round_trip() {
         for b in boards() {

@@ -1,11 +1,12 @@
 //! Self-play training data: the game format ([`format`]), the generator
-//! ([`datagen`], `rookery datagen`) and the `rookery data` tools (statistics and
+//! ([`datagen`], `rookery datagen`, its start positions in [`start_position`]) and the `rookery data` tools (statistics and
 //! conversion from and to the `FEN | score | result` text format the trainer also reads).
 //! Rated human games (`rookery human-data`) live in [`human`].
 
 pub mod datagen;
 pub mod format;
 pub mod human;
+pub mod start_position;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -16,7 +17,8 @@ use format::Game;
 pub enum DataCommand {
     /// Positions, games, results and a score histogram of game files.
     Stats { files: Vec<PathBuf> },
-    /// Game file -> text lines `FEN | score_cp_white | result_white` (training positions only).
+    /// Game file -> text lines `FEN | score_cp_white | result_white` (training positions
+    /// only; Shredder FEN for Chess960 castling rights).
     ToText { input: PathBuf, output: PathBuf },
     /// Text lines (plain or gzip) -> game file, each position stored as a one-position game.
     FromText { input: PathBuf, output: PathBuf },
@@ -140,7 +142,9 @@ pub fn run(cmd: DataCommand) -> Result<(), String> {
                     writeln!(
                         out,
                         "{} | {} | {:.1}",
-                        s.board, s.score_white, s.result_white
+                        crate::chess::fen(&s.board),
+                        s.score_white,
+                        s.result_white
                     )
                     .map_err(|e| format!("{}: {e}", output.display()))?;
                     n += 1;

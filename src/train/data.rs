@@ -382,6 +382,9 @@ mod tests {
             // Kings on files a–d (mirrored views), castling rights, en passant.
             "1k5r/8/8/8/2pP4/8/8/R2K4 b - d3 0 1",
             "6k1/8/8/3Pp3/8/8/8/2K5 w - e6 0 2",
+            // Double Chess960 with rights partly lost (Shredder FEN).
+            "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFc - 0 1",
+            "1rk2rr1/8/8/8/8/8/8/1RK2RR1 b Fb - 0 1",
         ];
         let mut ds = Dataset::default();
         for fen in fens {
@@ -398,6 +401,71 @@ mod tests {
                 assert_eq!(s, features::dense(&b, stm, mirroring), "{fen}");
                 assert_eq!(o, features::dense(&b, !stm, mirroring), "{fen}");
             }
+        }
+    }
+
+    /// A Chess960 castling right is the feature of its side of the king (short: the rook
+    /// right of it), whatever file the rook stands on, as the standard h- and a-file
+    /// rights are.
+    #[test]
+    fn chess960_rights_are_the_short_and_long_features() {
+        // White: king g1, short right (h-rook) and long right (f-rook); Black: king b8,
+        // short right (c-rook) only.
+        let fen = "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFc - 0 1";
+        let board = crate::chess::parse_fen(fen).expect("fen");
+        let mut ds = Dataset::default();
+        ds.push(&board, 0.0, 0.5);
+        let mut white = vec![0.0; INPUTS];
+        let mut black = vec![0.0; INPUTS];
+        ds.fill(0, &mut white, &mut black);
+        let castling = |row: &[f32]| row[features::CASTLE..features::EP].to_vec();
+        // Our short, our long, their short, their long.
+        assert_eq!(castling(&white), [1.0, 1.0, 1.0, 0.0]);
+        assert_eq!(castling(&black), [1.0, 0.0, 1.0, 1.0]);
+    }
+
+    /// A self-play file of a double Chess960 game (castling both ways on the way) gives
+    /// the trainer every training position, with the engine's features.
+    #[test]
+    fn chess960_game_files_load_with_the_engine_features() {
+        use crate::data::format::{self, Game};
+        // White BQNNRKRB (Scharnagl 3) castles short, its king taking the g-rook; Black
+        // nnrkbbqr (74) castles long, its king taking the c-rook.
+        let start = cozy_chess::Board::double_chess960_startpos(3, 74);
+        let line = "e2e4 e7e5 f1g1 d8c8 d1e3 a8b6 g2g3 h7h6";
+        let mut board = start.clone();
+        let mut moves = Vec::new();
+        for text in line.split(' ') {
+            let mv = crate::chess::parse_uci_move(&board, text).expect(text);
+            moves.push((mv, 15));
+            board.play(mv);
+        }
+        assert_eq!(board.king(Color::White), cozy_chess::Square::G1);
+        assert_eq!(board.king(Color::Black), cozy_chess::Square::C8);
+        let game = Game {
+            start,
+            moves,
+            wdl: 1,
+        };
+        let path = std::env::temp_dir().join(format!("rookery-c960-{}.vf", std::process::id()));
+        let mut bytes = Vec::new();
+        format::write_game(&mut bytes, &game);
+        std::fs::write(&path, bytes).expect("write");
+        let mut ds = Dataset::default();
+        let mut stats = LoadStats::default();
+        ds.read_file(&path.to_string_lossy(), usize::MAX, &mut stats)
+            .expect("reads");
+        std::fs::remove_file(&path).ok();
+        let samples = format::samples(&game);
+        assert_eq!(ds.len(), samples.len());
+        assert!(samples.len() >= 6);
+        for (i, s) in samples.iter().enumerate() {
+            let mut row = vec![0.0; INPUTS];
+            let mut other = vec![0.0; INPUTS];
+            ds.fill(i, &mut row, &mut other);
+            let stm = s.board.side_to_move();
+            assert_eq!(row, features::dense(&s.board, stm, false), "{:#}", s.board);
+            assert_eq!(other, features::dense(&s.board, !stm, false));
         }
     }
 
