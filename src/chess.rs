@@ -407,7 +407,7 @@ mod tests {
             ),
         ];
         for (input, written) in cases {
-            let board = Board::from_fen(input, true).expect("fen");
+            let board = parse_fen(input).unwrap_or_else(|e| panic!("{input}: {e:?}"));
             assert_eq!(fen(&board), written);
             assert_eq!(parse_fen(&fen(&board)), Ok(board.clone()), "{input}");
         }
