@@ -31,7 +31,11 @@ fn uci_lists_every_tunable_as_a_spin_option() {
     e.send("uci");
     let lines = e.collect_until("uciok", WAIT);
     for t in TUNABLES {
-        assert!(lines.contains(&t.uci_line()), "{} missing: {lines:?}", t.uci_name());
+        assert!(
+            lines.contains(&t.uci_line()),
+            "{} missing: {lines:?}",
+            t.uci_name()
+        );
     }
     assert!(lines
         .iter()
@@ -47,19 +51,31 @@ fn setoption_changes_the_search_and_bad_values_keep_the_old_one() {
     e.send("setoption name LMR_DIVISOR_x100 value 400");
     assert!(e.sync().is_empty(), "a valid value is accepted quietly");
     let tuned_nodes = nodes_at_depth(&mut e);
-    assert_ne!(tuned_nodes, default_nodes, "the search ignored LMR_DIVISOR_x100");
+    assert_ne!(
+        tuned_nodes, default_nodes,
+        "the search ignored LMR_DIVISOR_x100"
+    );
 
     for bad in ["401", "149", "2.5", ""] {
         e.send(&format!("setoption name lmr_divisor_x100 value {bad}"));
         let reply = e.sync();
         assert!(
-            reply.len() == 1 && reply[0].starts_with("info string error: option 'LMR_DIVISOR_x100'"),
+            reply.len() == 1
+                && reply[0].starts_with("info string error: option 'LMR_DIVISOR_x100'"),
             "value '{bad}': {reply:?}"
         );
     }
-    assert_eq!(nodes_at_depth(&mut e), tuned_nodes, "a rejected value changed the search");
+    assert_eq!(
+        nodes_at_depth(&mut e),
+        tuned_nodes,
+        "a rejected value changed the search"
+    );
 
     e.send("setoption name LMR_DIVISOR_x100 value 225");
     e.sync();
-    assert_eq!(nodes_at_depth(&mut e), default_nodes, "the default does not restore the search");
+    assert_eq!(
+        nodes_at_depth(&mut e),
+        default_nodes,
+        "the default does not restore the search"
+    );
 }

@@ -93,7 +93,7 @@ impl History {
         let target = error * CORRECTION_GRAIN;
         *entry = ((*entry * (CORRECTION_WEIGHT_SCALE() - weight) + target * weight)
             / CORRECTION_WEIGHT_SCALE())
-            .clamp(-correction_limit(), correction_limit());
+        .clamp(-correction_limit(), correction_limit());
     }
 
     /// A quiet move's history score: butterfly plus both continuation entries (the order

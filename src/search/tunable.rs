@@ -243,10 +243,7 @@ pub fn run_cli(args: &TuneParamsArgs) -> Result<(), String> {
 
 /// OpenBench's SPSA input, one parameter a line.
 pub fn openbench_table(tunables: &[Tunable]) -> String {
-    tunables
-        .iter()
-        .map(|t| t.openbench_line() + "\n")
-        .collect()
+    tunables.iter().map(|t| t.openbench_line() + "\n").collect()
 }
 
 /// The parameter table of `docs/tuning.md`.
@@ -285,7 +282,11 @@ mod tests {
                 t.name
             );
             assert!(t.min < t.max, "{}: empty range", t.name);
-            assert!(t.c_end > 0.0 && t.c_end <= t.max - t.min, "{}: c_end", t.name);
+            assert!(
+                t.c_end > 0.0 && t.c_end <= t.max - t.min,
+                "{}: c_end",
+                t.name
+            );
             assert!(t.r_end > 0.0 && t.r_end < 1.0, "{}: r_end", t.name);
             assert_eq!(
                 t.to_uci(t.default) as f64 / t.scale(),
