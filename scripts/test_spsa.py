@@ -8,6 +8,8 @@ known optimum with --fake-games. A few seconds.
     python3 scripts/test_spsa.py
 """
 
+import contextlib
+import io
 import json
 import math
 import os
@@ -151,15 +153,19 @@ class Runs(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
+    def run_quietly(self, argv):
+        with contextlib.redirect_stdout(io.StringIO()):
+            return spsa.run(argv)
+
     def fake(self, state, *extra):
         return ["--fake-games", "--params-file", self.params_file, "--state", state, "--quiet",
                 "--params-rs", os.path.join(self.tmp.name, "none.rs"), *extra]
 
     def test_resume_ends_where_an_uninterrupted_run_does(self):
         common = ["--iterations", "60", "--pairs", "4", "--seed", "7"]
-        whole = spsa.run(self.fake(os.path.join(self.tmp.name, "whole.json"), *common))
+        whole = self.run_quietly(self.fake(os.path.join(self.tmp.name, "whole.json"), *common))
         split = os.path.join(self.tmp.name, "split.json")
-        first = spsa.run(self.fake(split, *common, "--stop-after", "25"))
+        first = self.run_quietly(self.fake(split, *common, "--stop-after", "25"))
         self.assertEqual(first["done"], 25)
         with open(split) as fh:
             self.assertEqual(json.load(fh)["done"], 25)
@@ -176,16 +182,16 @@ class Runs(unittest.TestCase):
 
     def test_resume_with_other_settings_is_refused(self):
         state = os.path.join(self.tmp.name, "s.json")
-        spsa.run(self.fake(state, "--iterations", "10", "--stop-after", "3"))
+        self.run_quietly(self.fake(state, "--iterations", "10", "--stop-after", "3"))
         with self.assertRaises(spsa.SpsaError) as cm:
-            spsa.run(self.fake(state, "--iterations", "20"))
+            self.run_quietly(self.fake(state, "--iterations", "20"))
         self.assertIn("iterations", str(cm.exception))
-        restarted = spsa.run(self.fake(state, "--iterations", "20", "--restart", "--stop-after", "2"))
+        restarted = self.run_quietly(self.fake(state, "--iterations", "20", "--restart", "--stop-after", "2"))
         self.assertEqual(restarted["done"], 2)
 
     def test_fake_games_converge_to_the_optimum(self):
         optimum = {"RFP_MARGIN": 100.0, "LMR_BASE_x100": 140.0, "QS_DELTA": 290.0}
-        state = spsa.run(self.fake(os.path.join(self.tmp.name, "c.json"), "--iterations", "600",
+        state = self.run_quietly(self.fake(os.path.join(self.tmp.name, "c.json"), "--iterations", "600",
                                    "--pairs", "8", "--fake-elo", "10", "--fake-optimum",
                                    ",".join("%s=%g" % kv for kv in optimum.items())))
         for p in params():
@@ -198,9 +204,9 @@ class Runs(unittest.TestCase):
 
     def test_unknown_names_are_errors(self):
         with self.assertRaises(spsa.SpsaError):
-            spsa.run(self.fake(os.path.join(self.tmp.name, "u.json"), "--only", "NOPE"))
+            self.run_quietly(self.fake(os.path.join(self.tmp.name, "u.json"), "--only", "NOPE"))
         with self.assertRaises(spsa.SpsaError):
-            spsa.run(self.fake(os.path.join(self.tmp.name, "u.json"), "--fake-optimum", "NOPE=1"))
+            self.run_quietly(self.fake(os.path.join(self.tmp.name, "u.json"), "--fake-optimum", "NOPE=1"))
         proc = subprocess.run([sys.executable, os.path.join(HERE, "spsa.py"), "--engine",
                                os.path.join(self.tmp.name, "missing")], capture_output=True, text=True)
         self.assertEqual(proc.returncode, 2)
