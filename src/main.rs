@@ -47,6 +47,9 @@ enum Command {
     TrainCombiner(rookery::train::human::combiner::TrainCombinerArgs),
     /// Moves a player of a given rating would play (the human prior), or `--predict FILE`.
     Human(rookery::human::HumanArgs),
+    /// Print the tunable search parameters in OpenBench's SPSA input format (they are UCI
+    /// options in a `--features tune` build; docs/tuning.md).
+    TuneParams(rookery::search::tunable::TuneParamsArgs),
     /// Probe Syzygy tables for FENs read from stdin ("wdl dtz best-move" per line).
     Tb(rookery::tablebase::ProbeArgs),
 }
@@ -85,6 +88,7 @@ fn main() {
         Some(Command::TrainCombiner(args)) => rookery::train::human::combiner::run(args),
         Some(Command::Human(args)) => rookery::human::run(&args),
         Some(Command::Tb(args)) => rookery::tablebase::run_cli(&args),
+        Some(Command::TuneParams(args)) => rookery::search::tunable::run_cli(&args),
     };
     if let Err(message) = result {
         eprintln!("error: {message}");

@@ -82,3 +82,14 @@ fn format_thousands(n: u64) -> String {
     }
     out
 }
+
+#[test]
+fn tuning_doc_lists_every_tunable_parameter() {
+    let doc = read("docs/tuning.md");
+    let expected = rookery::search::tunable::markdown_table(rookery::search::params::TUNABLES);
+    assert!(
+        doc.contains(&expected),
+        "docs/tuning.md's parameter table differs from src/search/params.rs; regenerate it \
+         with `rookery tune-params --markdown`:\n{expected}"
+    );
+}

@@ -55,7 +55,10 @@ pub struct History {
 
 const CORRECTION_SIZE: usize = 16_384;
 const CORRECTION_GRAIN: i32 = 256;
-const CORRECTION_LIMIT: i32 = CORRECTION_MAX_CP * CORRECTION_GRAIN;
+/// The largest correction entry.
+fn correction_limit() -> i32 {
+    CORRECTION_MAX_CP() * CORRECTION_GRAIN
+}
 
 impl Default for History {
     fn default() -> Self {
@@ -86,11 +89,11 @@ impl History {
     /// Moves the correction toward the error a search just measured, weighted by depth.
     pub fn update_correction(&mut self, color: Color, pawn_key: u64, error: i32, depth: i32) {
         let entry = &mut self.correction[color as usize][pawn_key as usize % CORRECTION_SIZE];
-        let weight = (depth + 1).min(CORRECTION_MAX_WEIGHT);
+        let weight = (depth + 1).min(CORRECTION_MAX_WEIGHT());
         let target = error * CORRECTION_GRAIN;
-        *entry = ((*entry * (CORRECTION_WEIGHT_SCALE - weight) + target * weight)
-            / CORRECTION_WEIGHT_SCALE)
-            .clamp(-CORRECTION_LIMIT, CORRECTION_LIMIT);
+        *entry = ((*entry * (CORRECTION_WEIGHT_SCALE() - weight) + target * weight)
+            / CORRECTION_WEIGHT_SCALE())
+        .clamp(-correction_limit(), correction_limit());
     }
 
     /// A quiet move's history score: butterfly plus both continuation entries (the order

@@ -16,6 +16,7 @@ pub mod see;
 pub mod strength;
 pub mod time;
 pub mod tt;
+pub mod tunable;
 pub mod wdl;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

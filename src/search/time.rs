@@ -81,16 +81,16 @@ impl TimeManager {
         let left = time.saturating_sub(overhead).max(1);
         let moves_to_go = limits
             .movestogo
-            .unwrap_or(TM_DEFAULT_MOVES_TO_GO)
-            .clamp(1, TM_MAX_MOVES_TO_GO);
-        let base = left / moves_to_go + inc * TM_INC_PERCENT / 100;
+            .unwrap_or(TM_DEFAULT_MOVES_TO_GO())
+            .clamp(1, TM_MAX_MOVES_TO_GO());
+        let base = left / moves_to_go + inc * TM_INC_PERCENT() / 100;
         let hard_cap = if moves_to_go == 1 {
-            left * TM_LAST_MOVE_CAP_PERCENT / 100
+            left * TM_LAST_MOVE_CAP_PERCENT() / 100
         } else {
-            left * TM_HARD_CAP_PERCENT / 100
+            left * TM_HARD_CAP_PERCENT() / 100
         };
-        let hard = (base * TM_HARD_FACTOR).min(hard_cap).max(1);
-        let soft = (base * TM_SOFT_PERCENT / 100).min(hard).max(1);
+        let hard = (base * TM_HARD_FACTOR()).min(hard_cap).max(1);
+        let soft = (base * TM_SOFT_PERCENT() / 100).min(hard).max(1);
         (Some(soft), Some(hard))
     }
 

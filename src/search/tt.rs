@@ -224,7 +224,7 @@ impl TranspositionTable {
         let old_age = (old_data >> 58) & 63;
         if same
             && bound != Bound::Exact
-            && depth + TT_SAME_KEY_DEPTH_MARGIN <= old_depth
+            && depth + TT_SAME_KEY_DEPTH_MARGIN() <= old_depth
             && old_age == age
         {
             return;
@@ -232,7 +232,7 @@ impl TranspositionTable {
         if !same
             && old_age == age
             && old_data != 0
-            && depth + TT_OTHER_KEY_DEPTH_MARGIN < old_depth
+            && depth + TT_OTHER_KEY_DEPTH_MARGIN() < old_depth
             && bound != Bound::Exact
         {
             return;

@@ -310,6 +310,10 @@ impl Engine {
                 for opt in options::OPTIONS {
                     send(&opt.uci_line());
                 }
+                #[cfg(feature = "tune")]
+                for tunable in crate::search::params::TUNABLES {
+                    send(&tunable.uci_line());
+                }
                 send("uciok");
             }
             Command::IsReady => send("readyok"),

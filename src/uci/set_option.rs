@@ -14,6 +14,14 @@ pub(super) fn book_temperature(hundredths: i64) -> f64 {
 
 impl Engine {
     pub(super) fn set_option(&mut self, name: &str, value: Option<&str>) {
+        // A tuning build's search parameters: options of their own, outside `OPTIONS`.
+        #[cfg(feature = "tune")]
+        if let Some(result) = crate::search::params::set_tunable(name, value.unwrap_or("")) {
+            if let Err(e) = result {
+                error(&e);
+            }
+            return;
+        }
         let (decl, value) = match options::parse(name, value) {
             Ok(v) => v,
             Err(e) => return error(&e),

@@ -26,8 +26,8 @@ impl SearchThread<'_> {
             for (pv_index, line) in lines.iter().enumerate() {
                 self.seldepth = 0;
                 let previous = line.score;
-                let mut delta = ASPIRATION_WINDOW;
-                let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH {
+                let mut delta = ASPIRATION_WINDOW();
+                let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH() {
                     (
                         (previous - delta).max(-INFINITY),
                         (previous + delta).min(INFINITY),
@@ -59,7 +59,7 @@ impl SearchThread<'_> {
                                     self.report(r, depth, pv_index, score, Some(b), pv);
                                 }
                             }
-                            delta += delta * ASPIRATION_GROWTH_PERCENT / 100;
+                            delta += delta * ASPIRATION_GROWTH_PERCENT() / 100;
                         }
                     }
                 };
@@ -110,7 +110,7 @@ impl SearchThread<'_> {
                 }
                 if self.shared.root_moves.len() == 1
                     && self.time.is_timed()
-                    && depth >= TM_FORCED_MOVE_DEPTH
+                    && depth >= TM_FORCED_MOVE_DEPTH()
                 {
                     break; // forced move: no need to think
                 }

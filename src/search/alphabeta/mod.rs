@@ -165,7 +165,7 @@ impl<'a> SearchThread<'a> {
         let mut lmr = Box::new([[0; LMR_TABLE_SIZE]; LMR_TABLE_SIZE]);
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as i32;
+                *r = (LMR_BASE() + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR()) as i32;
             }
         }
         SearchThread {

@@ -116,22 +116,22 @@ impl SearchThread<'_> {
         .is_empty();
         if !pv_node && !in_check && excluded.is_none() {
             // Reverse futility pruning.
-            if depth <= RFP_MAX_DEPTH && eval - RFP_MARGIN * depth >= beta && eval < DECISIVE {
+            if depth <= RFP_MAX_DEPTH() && eval - RFP_MARGIN() * depth >= beta && eval < DECISIVE {
                 return eval;
             }
             // Null-move pruning: if passing still fails high, a real move surely would.
             // No two null moves in a row (a null move leaves `cont` empty).
             let last_move_was_real = ply == 0 || self.stack[ply - 1].cont.is_some();
-            if depth >= NMP_MIN_DEPTH
+            if depth >= NMP_MIN_DEPTH()
                 && eval >= beta
                 && has_pieces
                 && last_move_was_real
                 && static_eval >= beta
             {
                 if let Some(child) = board.null_move() {
-                    let r = NMP_BASE_REDUCTION
-                        + depth / NMP_DEPTH_DIVISOR
-                        + ((eval - beta) / NMP_EVAL_DIVISOR).min(NMP_EVAL_MAX_REDUCTION);
+                    let r = NMP_BASE_REDUCTION()
+                        + depth / NMP_DEPTH_DIVISOR()
+                        + ((eval - beta) / NMP_EVAL_DIVISOR()).min(NMP_EVAL_MAX_REDUCTION());
                     self.shared.tt.prefetch(child.hash());
                     self.stack[ply].cont = None;
                     self.eval.push_null(board, &child);
@@ -148,7 +148,7 @@ impl SearchThread<'_> {
             }
         }
         // Internal iterative reduction: without a TT move this node is likely less important.
-        if depth >= IIR_MIN_DEPTH && tt_move.is_none() && excluded.is_none() {
+        if depth >= IIR_MIN_DEPTH() && tt_move.is_none() && excluded.is_none() {
             depth -= 1;
         }
 
@@ -203,9 +203,9 @@ impl SearchThread<'_> {
             if !root && best_score > -DECISIVE && has_pieces {
                 if is_quiet {
                     // Late-move and futility pruning spare quiet checks.
-                    let lmp_limit = (LMP_BASE + depth * depth) / 2;
+                    let lmp_limit = (LMP_BASE() + depth * depth) / 2;
                     if !gives_check
-                        && depth <= LMP_MAX_DEPTH
+                        && depth <= LMP_MAX_DEPTH()
                         && quiets_tried.len() as i32 >= lmp_limit
                     {
                         skip_quiets = true;
@@ -213,19 +213,19 @@ impl SearchThread<'_> {
                         continue;
                     }
                     if !gives_check
-                        && depth <= FP_MAX_DEPTH
+                        && depth <= FP_MAX_DEPTH()
                         && !in_check
-                        && eval + FP_BASE + FP_PER_DEPTH * depth <= alpha
+                        && eval + FP_BASE() + FP_PER_DEPTH() * depth <= alpha
                     {
                         skip_quiets = true;
                         picker.skip_quiets(&check_info);
                         continue;
                     }
-                    if depth <= SEE_MAX_DEPTH && !see_ge(board, mv, SEE_QUIET_MARGIN * depth) {
+                    if depth <= SEE_MAX_DEPTH() && !see_ge(board, mv, SEE_QUIET_MARGIN() * depth) {
                         continue;
                     }
-                } else if depth <= SEE_MAX_DEPTH
-                    && !see_ge(board, mv, SEE_CAPTURE_MARGIN * depth * depth)
+                } else if depth <= SEE_MAX_DEPTH()
+                    && !see_ge(board, mv, SEE_CAPTURE_MARGIN() * depth * depth)
                 {
                     continue;
                 }
@@ -237,13 +237,13 @@ impl SearchThread<'_> {
             if let Some(e) = tt_entry {
                 if !root
                     && Some(mv) == tt_move
-                    && depth >= SE_MIN_DEPTH
-                    && e.depth >= depth - SE_TT_DEPTH_MARGIN
+                    && depth >= SE_MIN_DEPTH()
+                    && e.depth >= depth - SE_TT_DEPTH_MARGIN()
                     && e.bound != Bound::Upper
                     && e.score.abs() < DECISIVE
                     && ply < MAX_PLY / 2
                 {
-                    let s_beta = e.score - SE_MARGIN_PER_DEPTH * depth;
+                    let s_beta = e.score - SE_MARGIN_PER_DEPTH() * depth;
                     self.stack[ply].excluded = Some(mv);
                     let score = self.negamax(board, (depth - 1) / 2, s_beta - 1, s_beta, ply);
                     self.stack[ply].excluded = None;
@@ -252,9 +252,9 @@ impl SearchThread<'_> {
                     }
                     if score < s_beta {
                         // Far below: extend twice, a limited number of times per line.
-                        let far_below = !pv_node && score < s_beta - SE_DOUBLE_MARGIN;
+                        let far_below = !pv_node && score < s_beta - SE_DOUBLE_MARGIN();
                         extension = if far_below
-                            && self.stack[ply].double_extensions < SE_MAX_DOUBLE_EXTENSIONS
+                            && self.stack[ply].double_extensions < SE_MAX_DOUBLE_EXTENSIONS()
                         {
                             2
                         } else {
@@ -291,15 +291,15 @@ impl SearchThread<'_> {
                 // Late-move reductions for moves ordered late; searched again at full depth
                 // if they surprise.
                 let mut r = 0;
-                if depth >= LMR_MIN_DEPTH
-                    && moves_searched > LMR_UNREDUCED_MOVES + pv_node as usize
+                if depth >= LMR_MIN_DEPTH()
+                    && moves_searched > LMR_UNREDUCED_MOVES() + pv_node as usize
                     && (is_quiet || MovePicker::is_bad_capture(scored.score))
                 {
                     let last = LMR_TABLE_SIZE - 1;
                     r = self.lmr[depth.min(last as i32) as usize][moves_searched.min(last)];
                     r -= pv_node as i32;
                     r -= gives_check as i32;
-                    r -= hist / LMR_HISTORY_DIVISOR;
+                    r -= hist / LMR_HISTORY_DIVISOR();
                     r = r.clamp(0, (new_depth - 1).max(0));
                 }
                 let mut score = -self.negamax(&child, new_depth - r, -alpha - 1, -alpha, ply + 1);

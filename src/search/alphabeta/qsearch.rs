@@ -65,7 +65,7 @@ impl SearchThread<'_> {
                 let gain = scored.captured.map_or(0, piece_value)
                     + mv.promotion
                         .map_or(0, |p| piece_value(p) - piece_value(Piece::Pawn));
-                if stand_pat + gain + QS_DELTA <= alpha {
+                if stand_pat + gain + QS_DELTA() <= alpha {
                     continue; // delta pruning: even winning this can't raise alpha
                 }
             }

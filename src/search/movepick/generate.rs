@@ -146,8 +146,8 @@ impl MovePicker<'_> {
                 let promo = promotion.map_or(0, piece_value);
                 let score = match captured {
                     Some(victim) => {
-                        piece_value(victim) * MVV_VICTIM_FACTOR
-                            - piece_value(pm.piece) / LVA_ATTACKER_DIVISOR
+                        piece_value(victim) * MVV_VICTIM_FACTOR()
+                            - piece_value(pm.piece) / LVA_ATTACKER_DIVISOR()
                             + promo
                             + ctx.history.capture(piece, to as usize, victim)
                     }
