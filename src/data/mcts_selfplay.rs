@@ -82,7 +82,7 @@ impl MctsSelfPlayArgs {
         if self.playouts == 0 {
             return Err("--playouts must be positive".into());
         }
-        if !(self.dirichlet_alpha > 0.0) {
+        if self.dirichlet_alpha.is_nan() || self.dirichlet_alpha <= 0.0 {
             return Err(format!(
                 "--dirichlet-alpha must be positive, got {}",
                 self.dirichlet_alpha
