@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Checks every file listed in data/manifest.tsv, data/human/manifest.tsv and
-data/human/labels/manifest.tsv: present, of
-the recorded size and sha256, and (data/manifest.tsv) a valid `starts` column; and every data file under data/ (.vf self-play chunks, .rkh
-human games) is listed (a chunk left unrecorded, e.g. by a killed datagen round, would
+"""Checks every file listed in data/manifest.tsv, data/mcts/manifest.tsv,
+data/human/manifest.tsv and data/human/labels/manifest.tsv: present, of the recorded
+size and sha256, and (data/manifest.tsv) a valid `starts` column; and every data file
+under data/ (.vf self-play chunks, .mcv MCTS visit counts, .rkh human games) is listed
+(a chunk left unrecorded, e.g. by a killed datagen round, would
 otherwise go unchecked and untrained). (The structure of each file — whole games, legal moves — is
 checked by `rookery data stats FILE` / `rookery human-data stats FILE`, and for the human
 files by tests/human_data.rs.) Exit status 1 on any mismatch; prints what it checked."""
@@ -17,6 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 MANIFESTS = [
     os.path.join(ROOT, "data", "manifest.tsv"),
+    os.path.join(ROOT, "data", "mcts", "manifest.tsv"),
     os.path.join(ROOT, "data", "human", "manifest.tsv"),
     os.path.join(ROOT, "data", "human", "labels", "manifest.tsv"),
 ]
@@ -79,7 +81,7 @@ def unlisted(listed: set) -> int:
     for dirpath, _, files in os.walk(os.path.join(ROOT, "data")):
         for name in sorted(files):
             rel = os.path.relpath(os.path.join(dirpath, name), ROOT).replace(os.sep, "/")
-            if name.endswith((".vf", ".rkh", ".tsv.gz")) and rel not in listed:
+            if name.endswith((".vf", ".mcv", ".rkh", ".tsv.gz")) and rel not in listed:
                 print("UNLISTED %s: in no manifest (scripts/manifest.sh records self-play "
                       "chunks; data/human/README.md says how human files are recorded)" % rel)
                 bad += 1

@@ -46,6 +46,8 @@ fn args(out: PathBuf, threads: usize, games: u64) -> DatagenArgs {
         hash: 2,
         quiet: true,
         net: None,
+        mode: Default::default(),
+        mcts: Default::default(),
     }
 }
 

@@ -35,6 +35,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use super::format::{self, Game, MATE_SCORE};
+pub use super::mcts_selfplay::{DatagenMode, MctsSelfPlayArgs};
 use super::start_position::{parse_fraction, StartMix};
 use crate::chess::{insufficient_material, legal_moves, sign, Position};
 use crate::search::{SearchLimits, SearchOptions, SearchResult, Searcher, Silent, DECISIVE};
@@ -103,6 +104,11 @@ pub struct DatagenArgs {
     /// No progress bar (for logs and tests).
     #[arg(long)]
     pub quiet: bool,
+    /// `alphabeta` (`.vf` games) or `mcts` (`.mcv` games with visit counts).
+    #[arg(long, value_enum, default_value_t)]
+    pub mode: DatagenMode,
+    #[command(flatten)]
+    pub mcts: MctsSelfPlayArgs,
 }
 
 /// Counters of a run.
@@ -134,35 +140,39 @@ impl Tally {
 }
 
 /// The random generator of game `index`.
-fn game_rng(seed: u64, index: u64) -> StdRng {
+pub(crate) fn game_rng(seed: u64, index: u64) -> StdRng {
     StdRng::seed_from_u64(
         seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03),
     )
 }
 
 fn search(searcher: &mut Searcher, pos: &Position, args: &DatagenArgs) -> SearchResult {
-    let limits = SearchLimits {
+    searcher.search(pos, &limits(args), &SearchOptions::default(), &Silent)
+}
+
+fn limits(args: &DatagenArgs) -> SearchLimits {
+    SearchLimits {
         soft_nodes: Some(args.nodes),
         nodes: Some(args.hard_nodes.unwrap_or(args.nodes)),
         ..Default::default()
-    };
-    searcher.search(pos, &limits, &SearchOptions::default(), &Silent)
+    }
 }
 
-/// Plays game `index` of the run; also returns the nodes its moves' searches took (not
-/// counting the opening's check).
-pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> (Game, u64) {
-    let mut rng = game_rng(args.seed, index);
+/// A game's opening: its start position (standard or Chess960, `--chess960`), then
+/// `--random-plies` uniformly random plies, drawn again while the alpha-beta search
+/// (whatever the searcher's mode) scores them beyond `--max-opening-score`. Returns the
+/// position with the game record starting there.
+pub(crate) fn opening(args: &DatagenArgs, searcher: &mut Searcher, rng: &mut StdRng) -> Position {
     let initial = StartMix {
         chess960: args.chess960,
         double: args.double_chess960,
     }
-    .choose(&mut rng)
+    .choose(rng)
     .board();
-    let mut pos = loop {
+    loop {
         let mut pos = Position::new(initial.clone());
         for _ in 0..args.random_plies {
-            match legal_moves(&pos.board).choose(&mut rng) {
+            match legal_moves(&pos.board).choose(rng) {
                 Some(&mv) => pos.play(mv),
                 None => break,
             }
@@ -171,38 +181,93 @@ pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> (Ga
             continue;
         }
         searcher.clear();
-        let score = search(searcher, &pos, args).score;
+        let score = searcher
+            .search_alphabeta(&pos, &limits(args), &SearchOptions::default(), &Silent)
+            .score;
         if score.abs() <= args.max_opening_score {
-            break Position::new(pos.board);
+            return Position::new(pos.board);
         }
-    };
+    }
+}
+
+/// The result (0 Black won, 1 draw, 2 White won) when the rules end the game at `pos`
+/// after `plies` plies: mate, stalemate, fifty moves, insufficient material,
+/// threefold repetition, or `--max-plies`.
+pub(crate) fn rules_result(pos: &Position, plies: usize, max_plies: usize) -> Option<u8> {
+    let board = &pos.board;
+    if legal_moves(board).is_empty() {
+        return Some(if board.checkers().is_empty() {
+            1
+        } else if board.side_to_move() == cozy_chess::Color::White {
+            0
+        } else {
+            2
+        });
+    }
+    if board.halfmove_clock() >= 100
+        || insufficient_material(board)
+        || pos.repetitions() >= 2
+        || plies >= max_plies
+    {
+        return Some(1);
+    }
+    None
+}
+
+/// Adjudication on the searches' scores: the win and draw streaks so far.
+#[derive(Default)]
+pub(crate) struct Adjudication {
+    win_streak: i32,
+    draw_streak: usize,
+}
+
+impl Adjudication {
+    /// Counts the score `white` (White's view, cp) of the search behind ply `plies`
+    /// (1-based); the result when it ends the game.
+    pub(crate) fn after_move(
+        &mut self,
+        args: &DatagenArgs,
+        plies: usize,
+        white: i32,
+    ) -> Option<u8> {
+        self.win_streak = if white >= args.win_score {
+            self.win_streak.max(0) + 1
+        } else if white <= -args.win_score {
+            self.win_streak.min(0) - 1
+        } else {
+            0
+        };
+        if self.win_streak.unsigned_abs() as usize >= args.win_plies {
+            return Some(if self.win_streak > 0 { 2 } else { 0 });
+        }
+        self.draw_streak = if plies > args.draw_after && white.abs() <= args.draw_score {
+            self.draw_streak + 1
+        } else {
+            0
+        };
+        (self.draw_streak >= args.draw_plies).then_some(1)
+    }
+}
+
+/// Plays game `index` of the run; also returns the nodes its moves' searches took (not
+/// counting the opening's check).
+pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> (Game, u64) {
+    let mut rng = game_rng(args.seed, index);
+    let mut pos = opening(args, searcher, &mut rng);
     searcher.clear();
     let start = pos.board.clone();
     let mut moves = Vec::new();
-    let (mut win_streak, mut draw_streak) = (0i32, 0usize);
+    let mut adjudication = Adjudication::default();
     let mut nodes = 0;
     let wdl = loop {
+        if let Some(wdl) = rules_result(&pos, moves.len(), args.max_plies) {
+            break wdl;
+        }
         let board = &pos.board;
-        let legal = legal_moves(board);
-        if legal.is_empty() {
-            break if board.checkers().is_empty() {
-                1
-            } else if board.side_to_move() == cozy_chess::Color::White {
-                0
-            } else {
-                2
-            };
-        }
-        if board.halfmove_clock() >= 100
-            || insufficient_material(board)
-            || pos.repetitions() >= 2
-            || moves.len() >= args.max_plies
-        {
-            break 1;
-        }
         let found = search(searcher, &pos, args);
         nodes += found.nodes;
-        let (mv, score) = (found.best_move.unwrap_or(legal[0]), found.score);
+        let fallback = legal_moves(board)[0];
+        let (mv, score) = (found.best_move.unwrap_or(fallback), found.score);
         let white = score * sign(board.side_to_move());
         let stored = if white.abs() >= DECISIVE {
             (MATE_SCORE as i32 + 1000) * white.signum()
@@ -211,24 +276,8 @@ pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> (Ga
         };
         moves.push((mv, stored as i16));
         pos.play(mv);
-        // Adjudication on the score just found (White's view).
-        win_streak = if white >= args.win_score {
-            win_streak.max(0) + 1
-        } else if white <= -args.win_score {
-            win_streak.min(0) - 1
-        } else {
-            0
-        };
-        if win_streak.unsigned_abs() as usize >= args.win_plies {
-            break if win_streak > 0 { 2 } else { 0 };
-        }
-        draw_streak = if moves.len() > args.draw_after && white.abs() <= args.draw_score {
-            draw_streak + 1
-        } else {
-            0
-        };
-        if draw_streak >= args.draw_plies {
-            break 1;
+        if let Some(wdl) = adjudication.after_move(args, moves.len(), white) {
+            break wdl;
         }
     };
     (Game { start, moves, wdl }, nodes)
@@ -237,7 +286,7 @@ pub fn play_game(args: &DatagenArgs, searcher: &mut Searcher, index: u64) -> (Ga
 /// Whether `path` is still the file this run appends to, at the length it has written. A
 /// file replaced under a running datagen (`git checkout` or `git stash` of it) would
 /// otherwise swallow every later game: they would go to the old, unlinked file.
-fn check_output_unchanged(
+pub(crate) fn check_output_unchanged(
     path: &std::path::Path,
     file: &std::fs::File,
     written: u64,
@@ -279,6 +328,9 @@ fn check_output_unchanged(
 
 /// Runs datagen; returns the tally of the games played by this run.
 pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
+    if args.mode == DatagenMode::Mcts {
+        return super::mcts_selfplay::run(args);
+    }
     if let Some(net) = &args.net {
         let description = crate::eval::load_eval_file(&net.to_string_lossy())?;
         if !args.quiet {
@@ -451,7 +503,7 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
 /// between games (an async-signal-safe store). Installed with `sigaction` rather than
 /// inherited dispositions, so a background job that its shell started with SIGINT
 /// ignored still stops on Ctrl-C or `kill -INT`.
-mod stop_signal {
+pub(crate) mod stop_signal {
     use std::sync::atomic::{AtomicBool, Ordering};
 
     static REQUESTED: AtomicBool = AtomicBool::new(false);

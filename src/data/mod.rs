@@ -1,12 +1,15 @@
 //! Self-play training data: the game format ([`format`]), the generator
 //! ([`datagen`], `rookery datagen`, its start positions in [`start_position`]) and the `rookery data` tools (statistics and
 //! conversion from and to the `FEN | score | result` text format the trainer also reads).
-//! Rated human games (`rookery human-data`) live in [`human`].
+//! Rated human games (`rookery human-data`) live in [`human`]. MCTS self-play
+//! (`datagen --mode mcts`, [`mcts_selfplay`]) writes root visit counts ([`visits`]).
 
 pub mod datagen;
 pub mod format;
 pub mod human;
+pub mod mcts_selfplay;
 pub mod start_position;
+pub mod visits;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;

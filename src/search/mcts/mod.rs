@@ -13,6 +13,7 @@
 
 mod leaf;
 pub mod net_prior;
+pub mod noise;
 pub mod params;
 mod playout;
 pub mod prior;
@@ -34,6 +35,7 @@ use super::{
     SearchOptions, SearchResult, TimeManager, DECISIVE,
 };
 use crate::chess::{legal_moves, Position};
+use noise::RootNoise;
 use params::{REPORT_INTERVAL_MS, TIME_CHECK_INTERVAL};
 use playout::{Shared, Worker};
 use prior::{HandWritten, Prior};
@@ -48,6 +50,8 @@ pub struct Mcts {
     root_game: Option<(Board, Vec<Move>)>,
     /// Plies of captures resolved at a leaf ([`params::LEAF_QSEARCH_PLIES`]; 0 = none).
     pub capture_plies: usize,
+    /// Dirichlet noise mixed into the root's priors before each search (self-play).
+    root_noise: Option<RootNoise>,
 }
 
 impl Mcts {
@@ -58,6 +62,7 @@ impl Mcts {
             prior: Box::new(HandWritten),
             root_game: None,
             capture_plies: params::LEAF_QSEARCH_PLIES,
+            root_noise: None,
         })
     }
 
@@ -66,6 +71,11 @@ impl Mcts {
     pub fn set_prior(&mut self, prior: Box<dyn Prior>) {
         self.prior = prior;
         self.clear();
+    }
+
+    /// Turns root noise on (self-play) or off (`None`, the default: play and analysis).
+    pub fn set_root_noise(&mut self, noise: Option<RootNoise>) {
+        self.root_noise = noise;
     }
 
     /// Forgets the tree (`ucinewgame`, `Clear Hash`).
@@ -77,6 +87,12 @@ impl Mcts {
     /// Playouts through the root so far (the reused ones included).
     pub fn root_visits(&self) -> u32 {
         self.tree.node(ROOT).visits()
+    }
+
+    /// The root's mean value for its side to move (0 loss ..= 1 win); `None` before
+    /// the first playout.
+    pub fn root_value(&self) -> Option<f64> {
+        self.tree.node(ROOT).q().map(|q| 1.0 - q)
     }
 
     /// Each root move with its visits, in the order the moves were generated.
@@ -128,6 +144,7 @@ impl Mcts {
         }
         self.reuse_or_clear(pos);
         self.expand_root(&pos.board);
+        self.noise_root_priors(&pos.board);
         let legal = legal_moves(&pos.board).len();
         let restricted = setup.moves.len() < legal;
         // One legal move: one playout for an `info` line, then answer.
@@ -178,6 +195,23 @@ impl Mcts {
         });
         wait_for_release(control, limits);
         driver.result(setup.moves[0])
+    }
+
+    /// With root noise on, gives the root's children freshly noised priors. The clean
+    /// priors are asked for again rather than read from the children: a reused root
+    /// may already carry the noise of an earlier search.
+    fn noise_root_priors(&mut self, board: &Board) {
+        let Some(noise) = &mut self.root_noise else {
+            return;
+        };
+        let range = self.tree.node(ROOT).child_range();
+        let moves: Vec<Move> = range.clone().map(|c| self.tree.node(c).mv()).collect();
+        let mut priors = Vec::new();
+        self.prior.priors(board, &moves, &mut priors);
+        noise.apply(&mut priors);
+        for (c, p) in range.zip(priors) {
+            self.tree.node(c).set_prior(p);
+        }
     }
 
     /// Gives the root its children if it has none yet (a fresh tree).

@@ -156,6 +156,12 @@ impl Node {
         self.prior.load(Relaxed) as f32 / u16::MAX as f32
     }
 
+    /// Replaces the prior (root noise); not to be called during a search.
+    pub fn set_prior(&self, prior: f32) {
+        let bits = (prior.clamp(0.0, 1.0) * u16::MAX as f32).round() as u16;
+        self.prior.store(bits, Relaxed);
+    }
+
     pub fn visits(&self) -> u32 {
         self.visits.load(Relaxed)
     }

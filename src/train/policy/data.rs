@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use cozy_chess::Board;
 
 use crate::data::format::{read_games, Game};
+use crate::data::visits::{self, VisitPly};
 use crate::policy::moves::{board_features, legal_moves, move_rows};
 
 /// Positions in flat arrays; position `i`'s features are
@@ -20,8 +21,12 @@ pub struct PositionSet {
     pub feat_at: Vec<u32>,
     pub moves: Vec<[u16; 3]>,
     pub move_at: Vec<u32>,
-    /// Index of the played move among the position's legal moves (cozy-chess order).
+    /// Index of the played move among the position's legal moves (cozy-chess order);
+    /// for visit data, of the most visited move.
     pub target: Vec<u8>,
+    /// Visit data only (else empty): each move slot's target probability, aligned with
+    /// `moves` (the normalised visits, mixed with the played move by `--played-weight`).
+    pub soft: Vec<f32>,
 }
 
 impl PositionSet {
@@ -39,6 +44,47 @@ impl PositionSet {
 
     pub fn move_rows(&self, i: usize) -> &[[u16; 3]] {
         &self.moves[self.move_at[i] as usize..self.move_at[i + 1] as usize]
+    }
+
+    /// Whether the targets are visit distributions ([`PositionSet::soft_target`]).
+    pub fn has_soft_targets(&self) -> bool {
+        !self.soft.is_empty()
+    }
+
+    /// Position `i`'s target distribution over its legal moves (visit data only).
+    pub fn soft_target(&self, i: usize) -> &[f32] {
+        &self.soft[self.move_at[i] as usize..self.move_at[i + 1] as usize]
+    }
+
+    /// Adds `board` with the root's visits: the target is the visit distribution, mixed
+    /// with `played_weight` of the move played. False when it is left out (one legal
+    /// move, or visits that do not name legal moves).
+    fn push_visits(&mut self, board: &Board, ply: &VisitPly, played_weight: f32) -> bool {
+        let legal = legal_moves(board);
+        let total = ply.total_visits() as f32;
+        let best = ply.most_visited();
+        let Some(target) = legal.iter().position(|&m| Some(m) == best) else {
+            return false;
+        };
+        if legal.len() < 2 || target > u8::MAX as usize || total <= 0.0 {
+            return false;
+        }
+        let mut soft = vec![0f32; legal.len()];
+        for &(mv, n) in &ply.visits {
+            let Some(k) = legal.iter().position(|&m| m == mv) else {
+                return false;
+            };
+            soft[k] += (1.0 - played_weight) * n as f32 / total;
+        }
+        let Some(played) = legal.iter().position(|&m| m == ply.played) else {
+            return false;
+        };
+        soft[played] += played_weight;
+        if !self.push(board, legal[target]) {
+            return false;
+        }
+        self.soft.extend_from_slice(&soft);
+        true
     }
 
     /// Adds `board` with the move played there; false when it is left out.
@@ -195,6 +241,50 @@ pub fn prepare(
                     set.push(&board, mv);
                 }
                 board.play_unchecked(mv);
+            }
+        }
+    }
+    Ok((train, validation, stats))
+}
+
+/// Reads `.mcv` visit files and samples the train and validation sets (split by game
+/// as [`prepare`] does; game numbers count over all files in order). Targets: the
+/// visit distributions mixed with `played_weight` of the move played; `target` is
+/// the most visited move.
+pub fn prepare_visits(
+    files: &[PathBuf],
+    sampling: &Sampling,
+    played_weight: f32,
+) -> Result<(PositionSet, PositionSet, PrepareStats), String> {
+    let mut stats = PrepareStats::default();
+    let (mut train, mut validation) = (PositionSet::default(), PositionSet::default());
+    let mut game_number = 0u64;
+    for path in files {
+        stats.files += 1;
+        for game in visits::read_file(path)? {
+            let number = game_number;
+            game_number += 1;
+            stats.games += 1;
+            let held_out = is_validation(sampling, number);
+            let full = sampling.max_train > 0 && train.len() >= sampling.max_train;
+            let set = match (held_out, full) {
+                (true, _) => {
+                    stats.validation_games += 1;
+                    &mut validation
+                }
+                (false, true) => {
+                    stats.unused_games += 1;
+                    continue;
+                }
+                (false, false) => {
+                    stats.train_games += 1;
+                    &mut train
+                }
+            };
+            for (ply, (board, record)) in game.positions().enumerate() {
+                if unit_hash(sampling.seed, number, ply as u64) < sampling.positions {
+                    set.push_visits(&board, record, played_weight);
+                }
             }
         }
     }

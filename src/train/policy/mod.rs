@@ -80,6 +80,18 @@ pub struct TrainPolicyArgs {
     /// Also measure the hand-written MCTS prior on the same validation positions.
     #[arg(long)]
     pub baseline: bool,
+    /// Train on these `.mcv` files of `datagen --mode mcts` instead: the target is the
+    /// root's visit distribution (AlphaZero), top-1 is measured against the most
+    /// visited move.
+    #[arg(long, num_args = 1.., value_name = "FILES")]
+    pub visits: Vec<PathBuf>,
+    /// With `--visits`: share of the target put on the move played (0: visits only).
+    #[arg(long, default_value_t = 0.0)]
+    pub played_weight: f64,
+    /// Start from this net (fine-tuning) instead of fresh weights; its widths replace
+    /// `--hidden` and `--d`.
+    #[arg(long)]
+    pub init: Option<PathBuf>,
     /// No progress output (tests).
     #[arg(long)]
     pub quiet: bool,
@@ -102,6 +114,21 @@ impl TrainPolicyArgs {
         if self.hidden == 0 || self.d == 0 {
             return Err("layer widths must be positive".into());
         }
+        if !(0.0..=1.0).contains(&self.played_weight) {
+            return Err(format!(
+                "--played-weight must be in [0, 1], got {}",
+                self.played_weight
+            ));
+        }
+        if !self.visits.is_empty() && !self.files.is_empty() {
+            return Err("give either .vf files or --visits .mcv files, not both".into());
+        }
+        if self.init.as_ref().is_some_and(|init| init == &self.out) && self.evaluate.is_none() {
+            return Err(format!(
+                "--out {} is the --init net: name another file so the starting net stays",
+                self.out.display()
+            ));
+        }
         Ok(())
     }
 
@@ -122,12 +149,176 @@ pub struct PolicyReport {
     pub validation: eval::Agreement,
     pub train_seconds: f64,
     pub ns_per_evaluation: f64,
+    /// Visit training: the fit before (the `--init` net, or the fresh weights) and
+    /// after, on validation and on the first training positions.
+    pub visits: Option<VisitReport>,
+}
+
+/// Before and after of a visit-target run.
+#[derive(Debug)]
+pub struct VisitReport {
+    pub validation_before: VisitFit,
+    pub validation_after: VisitFit,
+    pub train_before: VisitFit,
+    pub train_after: VisitFit,
+}
+
+/// How well a model fits visit targets.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VisitFit {
+    pub positions: usize,
+    /// Mean cross-entropy against the target distribution.
+    pub loss: f64,
+    /// Share of positions whose highest logit is the most visited move.
+    pub top1: f64,
+}
+
+impl VisitFit {
+    pub fn render(&self) -> String {
+        format!(
+            "{} positions, visit-target loss {:.4}, top-1 with the most visited move {:.1} %",
+            self.positions,
+            self.loss,
+            100.0 * self.top1
+        )
+    }
+}
+
+/// The fit of `model` to the targets of positions `ids` of `set` (candle's forward pass,
+/// so a fresh model needs no saving first).
+pub fn visit_fit(
+    model: &PolicyModel,
+    set: &PositionSet,
+    ids: &[usize],
+    batch: usize,
+) -> Result<VisitFit, String> {
+    let dev = Device::Cpu;
+    let mut hits = 0usize;
+    for chunk in ids.chunks(batch.max(1)) {
+        let b = Batch::new(set, chunk, &dev).map_err(ce)?;
+        let logits = model
+            .logits(&b)
+            .and_then(|l| l.to_vec2::<f32>())
+            .map_err(ce)?;
+        for (row, &i) in logits.iter().zip(chunk) {
+            let best = row
+                .iter()
+                .enumerate()
+                .fold(
+                    (0, f32::NEG_INFINITY),
+                    |acc, (k, &l)| {
+                        if l > acc.1 {
+                            (k, l)
+                        } else {
+                            acc
+                        }
+                    },
+                )
+                .0;
+            hits += (best == set.target[i] as usize) as usize;
+        }
+    }
+    Ok(VisitFit {
+        positions: ids.len(),
+        loss: mean_loss(model, set, ids, batch)?,
+        top1: hits as f64 / ids.len().max(1) as f64,
+    })
+}
+
+/// Training positions in the before/after fit of a visit run (the first ones).
+const TRAIN_FIT_POSITIONS: usize = 8192;
+
+/// `--visits`: fine-tunes (or trains) on visit distributions and reports the fit before
+/// and after.
+fn run_visits(args: &TrainPolicyArgs) -> Result<PolicyReport, String> {
+    let started = Instant::now();
+    let (train_set, validation, stats) =
+        data::prepare_visits(&args.visits, &args.sampling(), args.played_weight as f32)?;
+    if !args.quiet {
+        eprintln!(
+            "{stats:?}: {} training positions, {} validation positions ({:.1} s)",
+            train_set.len(),
+            validation.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let validation_ids: Vec<usize> = (0..validation.len()).collect();
+    let train_ids: Vec<usize> = (0..train_set.len().min(TRAIN_FIT_POSITIONS)).collect();
+    let fit = |model: &PolicyModel| -> Result<(VisitFit, VisitFit), String> {
+        Ok((
+            visit_fit(model, &validation, &validation_ids, args.batch_size)?,
+            visit_fit(model, &train_set, &train_ids, args.batch_size)?,
+        ))
+    };
+    let before = match &args.evaluate {
+        Some(path) => load_model(path)?,
+        // The same draws as the training run's start.
+        None => initial_model(args, &mut StdRng::seed_from_u64(args.seed))?,
+    };
+    let (validation_before, train_before) = fit(&before)?;
+    println!("before: validation {}", validation_before.render());
+    let t = Instant::now();
+    let after = match &args.evaluate {
+        Some(_) => before,
+        None => {
+            let model = train(args, &train_set, &validation)?;
+            save(&model, &args.out)?;
+            model
+        }
+    };
+    let train_seconds = t.elapsed().as_secs_f64();
+    let (validation_after, train_after) = fit(&after)?;
+    println!("after:  validation {}", validation_after.render());
+    println!(
+        "training positions (first {}): loss {:.4} -> {:.4}, top-1 {:.1} % -> {:.1} %",
+        train_ids.len(),
+        train_before.loss,
+        train_after.loss,
+        100.0 * train_before.top1,
+        100.0 * train_after.top1
+    );
+    Ok(PolicyReport {
+        train_positions: train_set.len(),
+        validation: eval::Agreement::default(),
+        train_seconds,
+        ns_per_evaluation: f64::NAN,
+        visits: Some(VisitReport {
+            validation_before,
+            validation_after,
+            train_before,
+            train_after,
+        }),
+    })
+}
+
+/// A saved net as a trainable model.
+pub fn load_model(path: &Path) -> Result<PolicyModel, String> {
+    let tensors = candle_core::safetensors::load(path, &Device::Cpu)
+        .map_err(|e| format!("cannot read policy net '{}': {e}", path.display()))?;
+    PolicyModel::from_tensors(&tensors).map_err(|e| format!("policy net '{}': {e}", path.display()))
+}
+
+/// The model a run starts from: `--init`, or fresh weights drawn from `rng`.
+fn initial_model(args: &TrainPolicyArgs, rng: &mut StdRng) -> Result<PolicyModel, String> {
+    match &args.init {
+        Some(path) => load_model(path),
+        None => {
+            let shape = PolicyShape {
+                hidden: args.hidden,
+                d: args.d,
+            };
+            PolicyModel::new(shape, rng, &Device::Cpu).map_err(ce)
+        }
+    }
 }
 
 /// The subcommand.
 pub fn run(args: TrainPolicyArgs) -> Result<PolicyReport, String> {
     args.check()?;
     super::keep_freed_memory();
+    if !args.visits.is_empty() {
+        return run_visits(&args);
+    }
     let started = Instant::now();
     let files = if args.files.is_empty() {
         data::default_files()?
@@ -173,6 +364,7 @@ pub fn run(args: TrainPolicyArgs) -> Result<PolicyReport, String> {
         validation: agreement,
         train_seconds,
         ns_per_evaluation: ns,
+        visits: None,
     })
 }
 
@@ -264,11 +456,7 @@ pub fn train(
     }
     let dev = Device::Cpu;
     let mut rng = StdRng::seed_from_u64(args.seed);
-    let shape = PolicyShape {
-        hidden: args.hidden,
-        d: args.d,
-    };
-    let model = PolicyModel::new(shape, &mut rng, &dev).map_err(ce)?;
+    let model = initial_model(args, &mut rng)?;
     // Sorted names: the optimiser's state order (and so the run) does not depend on
     // the HashMap's.
     let mut names: Vec<&String> = model.vars.keys().collect();

@@ -27,6 +27,8 @@ pub struct Batch {
     pub move_ids: [Tensor; 3],
     pub mask: Tensor,
     pub target: Tensor,
+    /// Visit data: the target distribution `[batch, slots]` (0 on padded slots).
+    pub soft: Option<Tensor>,
     pub slots: usize,
 }
 
@@ -46,7 +48,12 @@ impl Batch {
             vec![0u32; b * slots],
         ];
         let mut mask = vec![MASKED; b * slots];
+        let mut soft = vec![0f32; if set.has_soft_targets() { b * slots } else { 0 }];
         for (r, &i) in ids.iter().enumerate() {
+            if set.has_soft_targets() {
+                let p = set.soft_target(i);
+                soft[r * slots..r * slots + p.len()].copy_from_slice(p);
+            }
             for &f in set.features(i) {
                 x[r * INPUTS + f as usize] = 1.0;
             }
@@ -70,6 +77,11 @@ impl Batch {
             ],
             mask: Tensor::from_vec(mask, (b, slots), dev)?,
             target: Tensor::from_vec(target, b, dev)?,
+            soft: if soft.is_empty() {
+                None
+            } else {
+                Some(Tensor::from_vec(soft, (b, slots), dev)?)
+            },
             slots,
         })
     }
@@ -160,10 +172,14 @@ impl PolicyModel {
         logits + &b.mask
     }
 
-    /// Mean cross-entropy of the played moves.
+    /// Mean cross-entropy of the targets: the played moves, or for visit data the
+    /// visit distributions (−Σ π·log p; padded slots have π = 0).
     pub fn loss(&self, b: &Batch) -> Result<Tensor> {
         let logits = self.logits(b)?;
         let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?;
+        if let Some(soft) = &b.soft {
+            return (soft * logp)?.sum(1)?.mean_all()?.neg();
+        }
         let picked = logp.gather(&b.target.unsqueeze(1)?, 1)?;
         picked.mean_all()?.neg()
     }
