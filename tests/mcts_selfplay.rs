@@ -4,7 +4,7 @@
 //! seed whatever the thread count and across a resumed run; `train-policy --visits`
 //! lowers the visit-target loss on such a file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rookery::chess::legal_moves;
 use rookery::data::datagen::{self, DatagenArgs, DatagenMode, MctsSelfPlayArgs};
@@ -42,6 +42,8 @@ fn args(out: PathBuf, threads: usize, games: u64) -> DatagenArgs {
         hash: 4,
         quiet: true,
         net: None,
+        chess960: 0.0,
+        double_chess960: 0.5,
         mode: DatagenMode::Mcts,
         mcts: MctsSelfPlayArgs {
             playouts: PLAYOUTS,
@@ -51,7 +53,7 @@ fn args(out: PathBuf, threads: usize, games: u64) -> DatagenArgs {
     }
 }
 
-fn read(path: &PathBuf) -> Vec<VisitGame> {
+fn read(path: &Path) -> Vec<VisitGame> {
     visits::read_file(path).expect("a whole .mcv file")
 }
 
@@ -94,6 +96,32 @@ fn a_tiny_run_writes_legal_positions_whose_visits_cover_the_playouts() {
         visits::write_game(&mut bytes, g).unwrap();
     }
     assert_eq!(bytes, std::fs::read(&path).unwrap());
+}
+
+#[test]
+fn chess960_games_are_played_from_their_own_starts() {
+    let path = temp("chess960.mcv");
+    let mut a = args(path.clone(), 2, 3);
+    a.chess960 = 1.0;
+    datagen::run(&a).expect("datagen runs");
+    let games = read(&path);
+    assert_eq!(games.len(), 3);
+    let standard = cozy_chess::Board::default();
+    for game in &games {
+        let mut boards = game.positions().map(|(board, _)| board);
+        let first = boards.next().expect("a position");
+        // Eight random plies leave the back rank's pieces mostly in place: a Chess960
+        // start differs from the standard one in where its pieces stand.
+        assert_ne!(
+            first.colored_pieces(cozy_chess::Color::White, cozy_chess::Piece::Rook)
+                | first.colored_pieces(cozy_chess::Color::White, cozy_chess::Piece::King),
+            standard.colored_pieces(cozy_chess::Color::White, cozy_chess::Piece::Rook)
+                | standard.colored_pieces(cozy_chess::Color::White, cozy_chess::Piece::King),
+        );
+        for (board, record) in game.positions() {
+            assert!(legal_moves(&board).contains(&record.played));
+        }
+    }
 }
 
 #[test]
