@@ -23,11 +23,7 @@
 //! finished and written, and the summary is printed as after `--time-limit`, so a script
 //! that records the file afterwards (`scripts/datagen.sh`) still runs.
 
-use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use rand::rngs::StdRng;
@@ -35,6 +31,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use super::format::{self, Game, MATE_SCORE};
+use super::game_runner;
 pub use super::mcts_selfplay::{DatagenMode, MctsSelfPlayArgs};
 use super::start_position::{parse_fraction, StartMix};
 use crate::chess::{insufficient_material, legal_moves, sign, Position};
@@ -326,6 +323,42 @@ pub(crate) fn check_output_unchanged(
     Ok(())
 }
 
+/// Alpha-beta self-play games, written in the `.vf` format.
+struct AlphaBetaGames<'a>(&'a DatagenArgs);
+
+impl game_runner::GameKind for AlphaBetaGames<'_> {
+    type Player = Searcher;
+    type Game = (Game, u64);
+
+    fn player(&self) -> Option<Searcher> {
+        Some(Searcher::new(self.0.hash.max(1), 1))
+    }
+
+    fn play(&self, searcher: &mut Searcher, index: u64) -> (Game, u64) {
+        play_game(self.0, searcher, index)
+    }
+
+    fn write(&self, buf: &mut Vec<u8>, (game, _): &(Game, u64)) -> Result<(), String> {
+        format::write_game(buf, game);
+        Ok(())
+    }
+
+    fn count(&self, tally: &mut Tally, (game, nodes): &(Game, u64)) {
+        tally.add(game, *nodes);
+    }
+
+    fn progress(&self, tally: &Tally, secs: f64) -> String {
+        format!(
+            "{} positions ({:.0}/s)  W/D/L {}/{}/{}",
+            tally.positions,
+            tally.positions as f64 / secs,
+            tally.white_wins,
+            tally.draws,
+            tally.black_wins
+        )
+    }
+}
+
 /// Runs datagen; returns the tally of the games played by this run.
 pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
     if args.mode == DatagenMode::Mcts {
@@ -363,7 +396,7 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut file = std::io::BufWriter::new(file);
     use std::io::Seek;
-    let mut written = file
+    let written = file
         .seek(std::io::SeekFrom::End(0))
         .map_err(|e| format!("{}: {e}", path.display()))?;
 
@@ -373,112 +406,21 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
     if first_index >= last_index {
         return Ok(Tally::default());
     }
-    let deadline = args
-        .time_limit
-        .map(|s| Instant::now() + Duration::from_secs(s));
-    let next = AtomicU64::new(first_index);
-    let stop = AtomicBool::new(false);
-    stop_signal::install();
-    let (tx, rx) = mpsc::channel::<(u64, (Game, u64))>();
-    let progress = if args.quiet {
-        indicatif::ProgressBar::hidden()
-    } else {
-        let bar = match args.games {
-            Some(_) => indicatif::ProgressBar::new(last_index - first_index),
-            None => indicatif::ProgressBar::new_spinner(),
-        };
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:30}] {pos}/{len} games  {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    };
     let started = Instant::now();
-    let mut tally = Tally::default();
-    let mut write_error = None;
-    std::thread::scope(|scope| {
-        for _ in 0..args.threads.max(1) {
-            let tx = tx.clone();
-            let (next, stop) = (&next, &stop);
-            std::thread::Builder::new()
-                .stack_size(16 << 20)
-                .spawn_scoped(scope, move || {
-                    let mut searcher = Searcher::new(args.hash.max(1), 1);
-                    loop {
-                        if stop.load(Ordering::Relaxed)
-                            || stop_signal::requested()
-                            || deadline.is_some_and(|d| Instant::now() >= d)
-                        {
-                            return;
-                        }
-                        let index = next.fetch_add(1, Ordering::Relaxed);
-                        if index >= last_index {
-                            return;
-                        }
-                        let played = play_game(args, &mut searcher, index);
-                        if tx.send((index, played)).is_err() {
-                            return;
-                        }
-                    }
-                })
-                .expect("spawn datagen thread");
-        }
-        drop(tx);
-        // Writer: games in number order, each flushed whole.
-        let mut pending = BTreeMap::new();
-        let mut want = first_index;
-        let mut buf = Vec::new();
-        for (index, played) in rx {
-            pending.insert(index, played);
-            while let Some((game, nodes)) = pending.remove(&want) {
-                want += 1;
-                if write_error.is_some() {
-                    continue; // stopping: the games still in flight are not written
-                }
-                buf.clear();
-                format::write_game(&mut buf, &game);
-                // Checked before each write: a write past the end of a file truncated
-                // under us would leave a hole of zeros and hide the change.
-                let result = check_output_unchanged(path, file.get_ref(), written).and_then(|_| {
-                    file.write_all(&buf)
-                        .and_then(|_| file.flush())
-                        .map_err(|e| format!("{}: {e}", path.display()))
-                });
-                written += buf.len() as u64;
-                if let Err(e) = result {
-                    write_error = Some(e);
-                    stop.store(true, Ordering::Relaxed);
-                    continue;
-                }
-                tally.add(&game, nodes);
-                let secs = started.elapsed().as_secs_f64().max(1e-9);
-                progress.set_position(tally.games);
-                progress.set_message(format!(
-                    "{} positions ({:.0}/s)  W/D/L {}/{}/{}",
-                    tally.positions,
-                    tally.positions as f64 / secs,
-                    tally.white_wins,
-                    tally.draws,
-                    tally.black_wins
-                ));
-            }
-        }
-    });
-    progress.finish();
-    if write_error.is_none() {
-        write_error = check_output_unchanged(path, file.get_ref(), written).err();
-    }
-    if stop_signal::requested() {
-        eprintln!("datagen: stopped by a signal after finishing the games in progress");
-    }
-    if let Some(e) = write_error {
-        return Err(format!(
-            "{e} ({} games written to it by this run before that)",
-            tally.games
-        ));
-    }
+    let run = game_runner::Run {
+        path,
+        file,
+        written,
+        first: first_index,
+        last: last_index,
+        threads: args.threads,
+        deadline: args.time_limit.map(|s| started + Duration::from_secs(s)),
+        progress: game_runner::progress_bar(
+            args.quiet,
+            args.games.map(|_| last_index - first_index),
+        ),
+    };
+    let tally = game_runner::play(&AlphaBetaGames(args), run)?;
     let secs = started.elapsed().as_secs_f64().max(1e-9);
     println!(
         "datagen: {} games, {} positions kept ({:.0} positions/s, {:.2} games/s, {:.0} % of \

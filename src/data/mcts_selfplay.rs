@@ -12,21 +12,17 @@
 //! `k`, so any thread count writes the same bytes), the appending with a cut-off of a
 //! half-written game, and SIGINT/SIGTERM finishing the games in progress.
 
-use std::collections::BTreeMap;
 use std::io::{Seek, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cozy_chess::Move;
 use rand::rngs::StdRng;
 use rand::Rng;
 
-use super::datagen::{
-    check_output_unchanged, game_rng, opening, rules_result, stop_signal, Adjudication,
-    DatagenArgs, Tally,
-};
+use super::datagen::{game_rng, opening, rules_result, Adjudication, DatagenArgs, Tally};
+use super::game_runner;
 use super::visits::{self, VisitGame, VisitPly};
 use crate::chess::{legal_moves, sign};
 use crate::policy::PolicyNet;
@@ -265,7 +261,7 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
     // Fail before any game on a tree that cannot be had.
     mcts_searcher(args, policy.as_ref())?;
     let path = &args.out;
-    let (file, mut written, games_before) = open_output(path)?;
+    let (file, written, games_before) = open_output(path)?;
     let mut file = std::io::BufWriter::new(file);
     file.flush()
         .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -276,101 +272,21 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
     if first_index >= last_index {
         return Ok(Tally::default());
     }
-    let deadline = args
-        .time_limit
-        .map(|s| Instant::now() + Duration::from_secs(s));
-    let next = AtomicU64::new(first_index);
-    let stop = AtomicBool::new(false);
-    stop_signal::install();
-    let (tx, rx) = mpsc::channel::<(u64, PlayedGame)>();
-    let progress = progress_bar(args, last_index - first_index);
     let started = Instant::now();
-    let mut tally = Tally::default();
-    let mut write_error = None;
-    std::thread::scope(|scope| {
-        for _ in 0..args.threads.max(1) {
-            let tx = tx.clone();
-            let (next, stop, policy) = (&next, &stop, &policy);
-            std::thread::Builder::new()
-                .stack_size(16 << 20)
-                .spawn_scoped(scope, move || {
-                    let Ok(mut searcher) = mcts_searcher(args, policy.as_ref()) else {
-                        stop.store(true, Ordering::Relaxed);
-                        return;
-                    };
-                    loop {
-                        if stop.load(Ordering::Relaxed)
-                            || stop_signal::requested()
-                            || deadline.is_some_and(|d| Instant::now() >= d)
-                        {
-                            return;
-                        }
-                        let index = next.fetch_add(1, Ordering::Relaxed);
-                        if index >= last_index {
-                            return;
-                        }
-                        let played = play_game(args, &mut searcher, index);
-                        if tx.send((index, played)).is_err() {
-                            return;
-                        }
-                    }
-                })
-                .expect("spawn datagen thread");
-        }
-        drop(tx);
-        // Writer: games in number order, each flushed whole.
-        let mut pending = BTreeMap::new();
-        let mut want = first_index;
-        let mut buf = Vec::new();
-        for (index, played) in rx {
-            pending.insert(index, played);
-            while let Some(played) = pending.remove(&want) {
-                want += 1;
-                if write_error.is_some() {
-                    continue;
-                }
-                buf.clear();
-                let result = visits::write_game(&mut buf, &played.game)
-                    .and_then(|_| check_output_unchanged(path, file.get_ref(), written))
-                    .and_then(|_| {
-                        file.write_all(&buf)
-                            .and_then(|_| file.flush())
-                            .map_err(|e| format!("{}: {e}", path.display()))
-                    });
-                written += buf.len() as u64;
-                if let Err(e) = result {
-                    write_error = Some(e);
-                    stop.store(true, Ordering::Relaxed);
-                    continue;
-                }
-                count(&mut tally, &played);
-                let secs = started.elapsed().as_secs_f64().max(1e-9);
-                progress.set_position(tally.games);
-                progress.set_message(format!(
-                    "{} positions ({:.1}/s, {:.0} playouts/s)  W/D/L {}/{}/{}",
-                    tally.positions,
-                    tally.positions as f64 / secs,
-                    tally.nodes as f64 / secs,
-                    tally.white_wins,
-                    tally.draws,
-                    tally.black_wins
-                ));
-            }
-        }
-    });
-    progress.finish();
-    if write_error.is_none() {
-        write_error = check_output_unchanged(path, file.get_ref(), written).err();
-    }
-    if stop_signal::requested() {
-        eprintln!("datagen: stopped by a signal after finishing the games in progress");
-    }
-    if let Some(e) = write_error {
-        return Err(format!(
-            "{e} ({} games written to it by this run before that)",
-            tally.games
-        ));
-    }
+    let run = game_runner::Run {
+        path,
+        file,
+        written,
+        first: first_index,
+        last: last_index,
+        threads: args.threads,
+        deadline: args.time_limit.map(|s| started + Duration::from_secs(s)),
+        progress: game_runner::progress_bar(
+            args.quiet,
+            args.games.map(|_| last_index - first_index),
+        ),
+    };
+    let tally = game_runner::play(&MctsGames { args, policy }, run)?;
     let secs = started.elapsed().as_secs_f64().max(1e-9);
     println!(
         "datagen mcts: {} games, {} positions ({:.1} positions/s, {:.2} games/s; {:.0} \
@@ -389,34 +305,52 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
     Ok(tally)
 }
 
-fn count(tally: &mut Tally, played: &PlayedGame) {
-    let game = &played.game;
-    tally.games += 1;
-    tally.positions += game.plies.len() as u64;
-    tally.moves += game.plies.len() as u64;
-    tally.nodes += played.playouts;
-    match game.wdl {
-        2 => tally.white_wins += 1,
-        0 => tally.black_wins += 1,
-        _ => tally.draws += 1,
-    }
+/// MCTS self-play games, written in the `.mcv` format.
+struct MctsGames<'a> {
+    args: &'a DatagenArgs,
+    policy: Option<Arc<PolicyNet>>,
 }
 
-fn progress_bar(args: &DatagenArgs, games: u64) -> indicatif::ProgressBar {
-    if args.quiet {
-        return indicatif::ProgressBar::hidden();
+impl game_runner::GameKind for MctsGames<'_> {
+    type Player = Searcher;
+    type Game = PlayedGame;
+
+    fn player(&self) -> Option<Searcher> {
+        mcts_searcher(self.args, self.policy.as_ref()).ok()
     }
-    let bar = match args.games {
-        Some(_) => indicatif::ProgressBar::new(games),
-        None => indicatif::ProgressBar::new_spinner(),
-    };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} games  {msg}",
+
+    fn play(&self, searcher: &mut Searcher, index: u64) -> PlayedGame {
+        play_game(self.args, searcher, index)
+    }
+
+    fn write(&self, buf: &mut Vec<u8>, played: &PlayedGame) -> Result<(), String> {
+        visits::write_game(buf, &played.game)
+    }
+
+    fn count(&self, tally: &mut Tally, played: &PlayedGame) {
+        let game = &played.game;
+        tally.games += 1;
+        tally.positions += game.plies.len() as u64;
+        tally.moves += game.plies.len() as u64;
+        tally.nodes += played.playouts;
+        match game.wdl {
+            2 => tally.white_wins += 1,
+            0 => tally.black_wins += 1,
+            _ => tally.draws += 1,
+        }
+    }
+
+    fn progress(&self, tally: &Tally, secs: f64) -> String {
+        format!(
+            "{} positions ({:.1}/s, {:.0} playouts/s)  W/D/L {}/{}/{}",
+            tally.positions,
+            tally.positions as f64 / secs,
+            tally.nodes as f64 / secs,
+            tally.white_wins,
+            tally.draws,
+            tally.black_wins
         )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 pub mod datagen;
 pub mod format;
+mod game_runner;
 pub mod human;
 pub mod mcts_selfplay;
 pub mod start_position;
