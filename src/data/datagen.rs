@@ -24,7 +24,7 @@
 //! that records the file afterwards (`scripts/datagen.sh`) still runs.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -400,25 +400,9 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
         .seek(std::io::SeekFrom::End(0))
         .map_err(|e| format!("{}: {e}", path.display()))?;
 
-    let last_index = args
-        .games
-        .map_or(u64::MAX, |n| args.first_game.saturating_add(n));
-    if first_index >= last_index {
-        return Ok(Tally::default());
-    }
     let started = Instant::now();
-    let run = game_runner::Run {
-        path,
-        file,
-        written,
-        first: first_index,
-        last: last_index,
-        threads: args.threads,
-        deadline: args.time_limit.map(|s| started + Duration::from_secs(s)),
-        progress: game_runner::progress_bar(
-            args.quiet,
-            args.games.map(|_| last_index - first_index),
-        ),
+    let Some(run) = game_runner::Run::for_args(args, file, written, first_index, started) else {
+        return Ok(Tally::default());
     };
     let tally = game_runner::play(&AlphaBetaGames(args), run)?;
     let secs = started.elapsed().as_secs_f64().max(1e-9);

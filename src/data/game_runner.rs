@@ -10,9 +10,9 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use super::datagen::{check_output_unchanged, stop_signal, Tally};
+use super::datagen::{check_output_unchanged, stop_signal, DatagenArgs, Tally};
 
 /// Where and which games a run plays.
 pub(crate) struct Run<'a> {
@@ -26,6 +26,32 @@ pub(crate) struct Run<'a> {
     pub threads: usize,
     pub deadline: Option<Instant>,
     pub progress: indicatif::ProgressBar,
+}
+
+impl<'a> Run<'a> {
+    /// The run `args` asks for, appending to `file` (of `written` bytes) from game number
+    /// `first` on; `None` when its games are all in the file already.
+    pub fn for_args(
+        args: &'a DatagenArgs,
+        file: BufWriter<File>,
+        written: u64,
+        first: u64,
+        started: Instant,
+    ) -> Option<Run<'a>> {
+        let last = args
+            .games
+            .map_or(u64::MAX, |n| args.first_game.saturating_add(n));
+        (first < last).then(|| Run {
+            path: &args.out,
+            file,
+            written,
+            first,
+            last,
+            threads: args.threads,
+            deadline: args.time_limit.map(|s| started + Duration::from_secs(s)),
+            progress: progress_bar(args.quiet, args.games.map(|_| last - first)),
+        })
+    }
 }
 
 /// One kind of game: a per-thread player, how a game is played, written and counted.

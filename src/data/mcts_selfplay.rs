@@ -15,7 +15,7 @@
 use std::io::{Seek, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use cozy_chess::Move;
 use rand::rngs::StdRng;
@@ -266,25 +266,9 @@ pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
     file.flush()
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let first_index = args.first_game + games_before;
-    let last_index = args
-        .games
-        .map_or(u64::MAX, |n| args.first_game.saturating_add(n));
-    if first_index >= last_index {
-        return Ok(Tally::default());
-    }
     let started = Instant::now();
-    let run = game_runner::Run {
-        path,
-        file,
-        written,
-        first: first_index,
-        last: last_index,
-        threads: args.threads,
-        deadline: args.time_limit.map(|s| started + Duration::from_secs(s)),
-        progress: game_runner::progress_bar(
-            args.quiet,
-            args.games.map(|_| last_index - first_index),
-        ),
+    let Some(run) = game_runner::Run::for_args(args, file, written, first_index, started) else {
+        return Ok(Tally::default());
     };
     let tally = game_runner::play(&MctsGames { args, policy }, run)?;
     let secs = started.elapsed().as_secs_f64().max(1e-9);
