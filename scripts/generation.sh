@@ -32,7 +32,7 @@
 #
 # Usage: NAME=rookery-gen2 [DATAGEN_TIME=s DATA_GEN=1 SEED=n NODES=5000 THREADS=2]
 #        [EPOCHS=n HIDDEN=n BUCKETS=n SCRELU=0 MIRROR=0 SELFPLAY_WEIGHT=1 SHARED_WEIGHT=1]
-#        [GEN_WEIGHTS="g=w …"]
+#        [GEN_WEIGHTS="g=w …"] [CHESS960_WEIGHT=w]
 #        [L1=16] [LR=x LR_FINAL=x LAMBDA=x INIT=nets/<net>.safetensors
 #        INIT_FT=nets/<net>.safetensors MAX_STEPS=n]
 #        [GAMES=400 TC=8+0.08 SPRT="0 10" GATE_NODES=n GATE_SEED=s]
@@ -49,6 +49,10 @@ EPOCHS=${EPOCHS:-}
 SELFPLAY_WEIGHT=${SELFPLAY_WEIGHT:-1}
 SHARED_WEIGHT=${SHARED_WEIGHT:-1}
 GEN_WEIGHTS=${GEN_WEIGHTS:-}
+# CHESS960_WEIGHT: the weight of self-play files whose games start from Chess960 positions
+# (the manifest's `starts` column is not `standard`), over their generation's; a few of them
+# beside tens of millions of standard positions need more than their share to be learnt.
+CHESS960_WEIGHT=${CHESS960_WEIGHT:-}
 # INIT: fine-tune this net (same architecture) instead of starting from random weights.
 INIT=${INIT:-}
 # INIT_FT: start the feature transformer from this net and the head from random weights
@@ -94,7 +98,7 @@ else
   # across generations (without it, 2 % of the training data is held out).
   # "file generation" pairs of the training files; GEN_WEIGHTS overrides the weight of
   # whole generations (weight 0 leaves a generation out).
-  mapfile -t selfplay < <(awk -F'\t' 'NR > 1 && $1 !~ /^data\/validation\// {print $1, $2}' data/manifest.tsv)
+  mapfile -t selfplay < <(awk -F'\t' 'NR > 1 && $1 !~ /^data\/validation\// {print $1, $2, $10}' data/manifest.tsv)
   validation_args
   data=()
   if [[ $SHARED_WEIGHT != 0 ]]; then # 0 leaves Stockfish's positions out
@@ -110,8 +114,9 @@ else
   for gw in $GEN_WEIGHTS; do gen_weight[${gw%%=*}]=${gw#*=}; done
   used=0
   for fg in "${selfplay[@]}"; do
-    read -r f g <<<"$fg"
+    read -r f g starts <<<"$fg"
     w=${gen_weight[$g]:-$SELFPLAY_WEIGHT}
+    if [[ -n $CHESS960_WEIGHT && -n $starts && $starts != standard ]]; then w=$CHESS960_WEIGHT; fi
     [[ $w == 0 ]] && continue
     data+=("$f@$w")
     used=$((used + 1))
@@ -129,7 +134,7 @@ else
   recipe_args
   [[ -n $EPOCHS ]] && RECIPE_ARGS+=(--epochs "$EPOCHS")
   [[ -n ${MAX_STEPS:-} ]] && steps=(--stop-after-steps "$MAX_STEPS")
-  echo "== train: $NET from ${#data[@]} files ($used self-play, weight $SELFPLAY_WEIGHT${GEN_WEIGHTS:+, by generation $GEN_WEIGHTS})"
+  echo "== train: $NET from ${#data[@]} files ($used self-play, weight $SELFPLAY_WEIGHT${GEN_WEIGHTS:+, by generation $GEN_WEIGHTS}${CHESS960_WEIGHT:+, Chess960 starts $CHESS960_WEIGHT})"
   printf '%s\n' "${data[@]}" > "$RUN/data.txt"
   # What the trainer reads, with each self-play file's positions as the manifest has them
   # now (datagen may go on appending while the gate runs): the record's data column comes
@@ -196,7 +201,7 @@ data_record=$DATA_RECORD
 net_recipe "$NET"
 verdict=$(python3 scripts/generation_record.py --name "$NAME" --base "$BASE_NET" \
   --net "$NET" --results "$RESULTS" --loss "docs/nets/$NAME-loss.csv" --data-list "$data_record" \
-  --selfplay-weight "$SELFPLAY_WEIGHT${GEN_WEIGHTS:+ (generation weights $GEN_WEIGHTS)}$([[ $SHARED_WEIGHT == 1 ]] || echo ", Stockfish data $SHARED_WEIGHT")" \
+  --selfplay-weight "$SELFPLAY_WEIGHT${GEN_WEIGHTS:+ (generation weights $GEN_WEIGHTS)}${CHESS960_WEIGHT:+, Chess960 starts $CHESS960_WEIGHT}$([[ $SHARED_WEIGHT == 1 ]] || echo ", Stockfish data $SHARED_WEIGHT")" \
   --epochs "${EPOCHS:-$(train_default "$BIN" epochs)}" \
   --training-note "${INIT:+from $(basename "$INIT" .safetensors)}${INIT_FT:+feature transformer from $(basename "$INIT_FT" .safetensors)}${L1:+, l1 $L1}${LR:+ lr $LR}${LR_FINAL:+ final lr ×$LR_FINAL}, λ ${LAMBDA:-$(train_default "$BIN" wdl-lambda)}" \
   --hidden "$NET_HIDDEN" --buckets "$NET_BUCKETS" --screlu "$NET_SCRELU" --mirror "$NET_MIRROR")

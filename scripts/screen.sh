@@ -12,7 +12,10 @@
 # measured on a quiet machine) plays both at about equal time while staying insensitive to
 # load, a cheap stand-in for the timed gate, which still decides. Its results go to
 # docs/generations/$NAME-screen-$NODES-vs-$CAND_NODES-nodes.jsonl.
-# Usage: NAME=rookery-gen6b-ft [NODES=15000] [CAND_NODES=n] [GAMES=300] [SEED=n] scripts/screen.sh
+# OPENINGS=chess960 plays from Chess960 start positions instead (match.py --openings), its
+# results in a file ending -chess960.jsonl.
+# Usage: NAME=rookery-gen6b-ft [NODES=15000] [CAND_NODES=n] [GAMES=300] [SEED=n]
+#        [OPENINGS=chess960] scripts/screen.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/common.sh
@@ -21,12 +24,19 @@ NODES=${NODES:-15000}
 GAMES=${GAMES:-300}
 SEED=${SEED:-$RANDOM}
 CAND_NODES=${CAND_NODES:-$NODES}
-RESULTS=docs/generations/$NAME-screen-$NODES-nodes.jsonl
-[[ $CAND_NODES == "$NODES" ]] || RESULTS=docs/generations/$NAME-screen-$NODES-vs-$CAND_NODES-nodes.jsonl
+OPENINGS=${OPENINGS:-}
+RESULTS=docs/generations/$NAME-screen-$NODES-nodes
+[[ $CAND_NODES == "$NODES" ]] || RESULTS=docs/generations/$NAME-screen-$NODES-vs-$CAND_NODES-nodes
+openings=()
+if [[ -n $OPENINGS ]]; then
+  openings=(--openings "$OPENINGS")
+  RESULTS=$RESULTS-$(basename "${OPENINGS%.*}")
+fi
+RESULTS=$RESULTS.jsonl
 NET=nets/$NAME.safetensors
 [[ -e $NET ]] || { echo "no $NET" >&2; exit 1; }
 cargo build --release --quiet
 BASE=$(embedded_net)
 python3 scripts/match.py "rookery,name=$NAME,option.EvalFile=$PWD/$NET,nodes=$CAND_NODES" "rookery,name=$BASE" \
-  --nodes "$NODES" --games "$GAMES" -c 2 --shuffle --seed "$SEED" \
+  --nodes "$NODES" --games "$GAMES" -c 2 --shuffle --seed "$SEED" "${openings[@]}" \
   --results "$RESULTS" --engine-stderr discard
