@@ -205,6 +205,27 @@ pub fn validation_boards(
     Ok(out)
 }
 
+/// The set game `number` goes to: validation when it is held out, else train until that
+/// holds `max_train` positions, none after; counted in `stats`.
+fn set_for_game<'s>(
+    sampling: &Sampling,
+    number: u64,
+    train: &'s mut PositionSet,
+    validation: &'s mut PositionSet,
+    stats: &mut PrepareStats,
+) -> Option<&'s mut PositionSet> {
+    if is_validation(sampling, number) {
+        stats.validation_games += 1;
+        Some(validation)
+    } else if sampling.max_train > 0 && train.len() >= sampling.max_train {
+        stats.unused_games += 1;
+        None
+    } else {
+        stats.train_games += 1;
+        Some(train)
+    }
+}
+
 /// Reads `files` and samples the train and validation sets.
 pub fn prepare(
     files: &[PathBuf],
@@ -219,21 +240,9 @@ pub fn prepare(
             let number = game_number;
             game_number += 1;
             stats.games += 1;
-            let held_out = is_validation(sampling, number);
-            let full = sampling.max_train > 0 && train.len() >= sampling.max_train;
-            let set = match (held_out, full) {
-                (true, _) => {
-                    stats.validation_games += 1;
-                    &mut validation
-                }
-                (false, true) => {
-                    stats.unused_games += 1;
-                    continue;
-                }
-                (false, false) => {
-                    stats.train_games += 1;
-                    &mut train
-                }
+            let Some(set) = set_for_game(sampling, number, &mut train, &mut validation, &mut stats)
+            else {
+                continue;
             };
             let mut board = game.start.clone();
             for (ply, &(mv, _score)) in game.moves.iter().enumerate() {
@@ -265,21 +274,9 @@ pub fn prepare_visits(
             let number = game_number;
             game_number += 1;
             stats.games += 1;
-            let held_out = is_validation(sampling, number);
-            let full = sampling.max_train > 0 && train.len() >= sampling.max_train;
-            let set = match (held_out, full) {
-                (true, _) => {
-                    stats.validation_games += 1;
-                    &mut validation
-                }
-                (false, true) => {
-                    stats.unused_games += 1;
-                    continue;
-                }
-                (false, false) => {
-                    stats.train_games += 1;
-                    &mut train
-                }
+            let Some(set) = set_for_game(sampling, number, &mut train, &mut validation, &mut stats)
+            else {
+                continue;
             };
             for (ply, (board, record)) in game.positions().enumerate() {
                 if unit_hash(sampling.seed, number, ply as u64) < sampling.positions {
