@@ -90,6 +90,10 @@ fn a_tiny_run_writes_legal_positions_whose_visits_cover_the_playouts() {
     }
     assert_eq!(tally.positions, positions);
     assert!(chosen > 0 && best * 10 >= chosen * 9, "{best} of {chosen}");
+    // `rookery data stats` reads visit files by their extension.
+    let st = rookery::data::stats(std::slice::from_ref(&path)).expect("stats");
+    assert!(st.errors.is_empty(), "{:?}", st.errors);
+    assert_eq!((st.games, st.positions), (4, positions));
     // Written again game by game, the file is byte for byte the same.
     let mut bytes = visits::header().to_vec();
     for g in &games {

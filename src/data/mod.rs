@@ -74,19 +74,42 @@ impl Stats {
             self.histogram[band] += 1;
         }
     }
+
+    /// An MCTS game: every position is a training position (its target is the visits),
+    /// and there are no scores.
+    fn add_visit_game(&mut self, game: &visits::VisitGame) {
+        self.games += 1;
+        self.moves += game.plies.len() as u64;
+        self.positions += game.plies.len() as u64;
+        match game.wdl {
+            2 => self.white_wins += 1,
+            0 => self.black_wins += 1,
+            _ => self.draws += 1,
+        }
+    }
 }
 
-/// Reads game files; errors (truncation, corruption) are collected with file and offset,
-/// and the readable games before them still count.
+/// Reads game files (`.vf`, or `.mcv` visit files by their extension); errors
+/// (truncation, corruption) are collected with file and offset, and the readable games
+/// before them still count.
 pub fn stats(files: &[PathBuf]) -> Result<Stats, String> {
     let mut st = Stats::default();
     for path in files {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
         st.bytes += bytes.len() as u64;
-        let (games, error) = format::read_games(&bytes);
-        for g in &games {
-            st.add(g);
-        }
+        let error = if path.extension().is_some_and(|e| e == visits::EXTENSION) {
+            match visits::read_games(&bytes) {
+                Ok((games, error)) => {
+                    games.iter().for_each(|g| st.add_visit_game(g));
+                    error.map(|e| e.to_string())
+                }
+                Err(e) => Some(e.to_string()),
+            }
+        } else {
+            let (games, error) = format::read_games(&bytes);
+            games.iter().for_each(|g| st.add(g));
+            error.map(|e| e.to_string())
+        };
         if let Some(e) = error {
             st.errors.push(format!("{}: {e}", path.display()));
         }
@@ -114,8 +137,12 @@ pub fn run(cmd: DataCommand) -> Result<(), String> {
                 st.bytes,
                 st.bytes as f64 / st.positions.max(1) as f64
             );
-            println!("scores (White's view, cp):");
-            for ((_, label), n) in BANDS.iter().zip(st.histogram) {
+            // Visit files have no scores.
+            let scored = st.histogram.iter().any(|&n| n > 0);
+            if scored {
+                println!("scores (White's view, cp):");
+            }
+            for ((_, label), n) in BANDS.iter().zip(st.histogram).filter(|_| scored) {
                 let share = n as f64 / st.positions.max(1) as f64;
                 println!(
                     "  {label:>12} {n:>10}  {}",
