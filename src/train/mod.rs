@@ -8,6 +8,7 @@ mod checkpoint;
 mod data;
 pub mod human;
 mod loss;
+pub mod move_net;
 mod optim;
 pub mod policy;
 mod run;

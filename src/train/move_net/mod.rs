@@ -1,0 +1,9 @@
+//! What the two trainers of move-scoring nets share: the human prior (`train::human`)
+//! and the self-play policy (`train::policy`) both give each legal move a logit (a
+//! position vector dotted with the move's embedding rows) and learn with a softmax over
+//! the legal moves. They differ in the inputs beside the board and in their tensor
+//! names; the positions they train on are the same and live here.
+
+pub mod positions;
+
+pub use positions::MovePositions;
