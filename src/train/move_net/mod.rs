@@ -2,8 +2,12 @@
 //! and the self-play policy (`train::policy`) both give each legal move a logit (a
 //! position vector dotted with the move's embedding rows) and learn with a softmax over
 //! the legal moves. They differ in the inputs beside the board and in their tensor
-//! names; the positions they train on are the same and live here.
+//! names; the positions, the batches' move part and the weights' handling are the same
+//! and live here.
 
+pub mod batch;
 pub mod positions;
+pub mod tensors;
 
+pub use batch::MoveBatch;
 pub use positions::MovePositions;
