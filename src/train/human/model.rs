@@ -12,7 +12,7 @@ use rand::rngs::StdRng;
 use super::data::PolicySet;
 use crate::policy::network::{tensor_shape, TENSORS};
 use crate::policy::shape::PriorShape;
-use crate::train::move_net::{tensors, MoveBatch};
+use crate::train::move_net::{tensors, MoveBatch, MoveNetModel};
 
 /// A batch as candle inputs: the moves and the conditioning.
 pub struct Batch {
@@ -107,5 +107,22 @@ impl PriorModel {
     /// The tensors to save (a copy of each variable).
     pub fn tensors(&self) -> Result<HashMap<String, Tensor>> {
         tensors::copies(&self.vars)
+    }
+}
+
+impl MoveNetModel for PriorModel {
+    type Positions = PolicySet;
+    type Batch = Batch;
+
+    fn vars(&self) -> &HashMap<String, Var> {
+        &self.vars
+    }
+
+    fn batch(set: &PolicySet, ids: &[usize], dev: &Device) -> Result<Batch> {
+        Batch::new(set, ids, dev)
+    }
+
+    fn loss(&self, batch: &Batch) -> Result<Tensor> {
+        PriorModel::loss(self, batch)
     }
 }

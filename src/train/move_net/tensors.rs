@@ -1,11 +1,15 @@
 //! A move net's named tensors: fresh weights, a saved net's tensors checked against
-//! the expected shapes, and copies to save.
+//! the expected shapes, and saving.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use candle_core::{DType, Device, Result, Tensor, Var};
 use rand::rngs::StdRng;
 use rand::Rng;
+
+use super::train_loop::MoveNetModel;
+use crate::train::ce;
 
 /// Fresh variables for `names` in that order (so a seed gives the same weights): each
 /// of shape `dims(name)`, drawn with standard deviation `std(name)` (0: all zero, the
@@ -77,4 +81,9 @@ pub fn copies(vars: &HashMap<String, Var>) -> Result<HashMap<String, Tensor>> {
     vars.iter()
         .map(|(k, v)| Ok((k.clone(), v.as_tensor().copy()?)))
         .collect()
+}
+
+/// Saves the model's tensors as safetensors (creating the folder).
+pub fn save<M: MoveNetModel>(model: &M, path: &Path) -> std::result::Result<(), String> {
+    crate::train::save_tensors(&copies(model.vars()).map_err(ce)?, path)
 }

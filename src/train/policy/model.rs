@@ -11,7 +11,7 @@ use rand::rngs::StdRng;
 
 use super::data::PositionSet;
 use crate::policy::policy_net::{tensor_shape, PolicyShape, TENSORS};
-use crate::train::move_net::{tensors, MoveBatch};
+use crate::train::move_net::{tensors, MoveBatch, MoveNetModel};
 
 /// A batch as candle inputs.
 pub struct Batch {
@@ -101,5 +101,22 @@ impl PolicyModel {
     /// The tensors to save (a copy of each variable).
     pub fn tensors(&self) -> Result<HashMap<String, Tensor>> {
         tensors::copies(&self.vars)
+    }
+}
+
+impl MoveNetModel for PolicyModel {
+    type Positions = PositionSet;
+    type Batch = Batch;
+
+    fn vars(&self) -> &HashMap<String, Var> {
+        &self.vars
+    }
+
+    fn batch(set: &PositionSet, ids: &[usize], dev: &Device) -> Result<Batch> {
+        Batch::new(set, ids, dev)
+    }
+
+    fn loss(&self, batch: &Batch) -> Result<Tensor> {
+        PolicyModel::loss(self, batch)
     }
 }
