@@ -8,6 +8,7 @@ mod checkpoint;
 mod data;
 pub mod human;
 mod loss;
+pub mod move_net;
 mod optim;
 pub mod policy;
 mod run;
@@ -74,15 +75,4 @@ pub fn save_tensors(
     }
     candle_core::safetensors::save(tensors, path)
         .map_err(|e| format!("cannot save '{}': {e}", path.display()))
-}
-
-/// Learning rate at `step` of `total`: a linear warm-up over the first 2 % of the steps,
-/// then a cosine decay from `peak` to 2 % of it (the move-policy trainers).
-pub fn warmup_cosine_lr(peak: f64, step: usize, total: usize) -> f64 {
-    let warmup = (total / 50).max(1);
-    if step < warmup {
-        return peak * (step + 1) as f64 / warmup as f64;
-    }
-    let t = (step - warmup) as f64 / (total - warmup).max(1) as f64;
-    peak * (0.02 + 0.98 * 0.5 * (1.0 + (std::f64::consts::PI * t).cos()))
 }

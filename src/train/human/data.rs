@@ -5,25 +5,21 @@
 //! rating scale is used (scales are never pooled); positions with a single legal move
 //! teach nothing and are left out.
 
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use cozy_chess::Board;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::data::human::{read_file, HumanGame, Scale, Split};
-use crate::policy::moves::{board_features, legal_moves, move_rows};
 use crate::policy::shape::{rating_bucket, time_bucket};
+use crate::train::move_net::MovePositions;
 
-/// Positions in flat arrays; position `i`'s features are
-/// `feats[feat_at[i]..feat_at[i + 1]]`, its moves likewise.
+/// The shared positions ([`MovePositions`], which the set derefs to) and each one's
+/// conditioning.
 #[derive(Default)]
 pub struct PolicySet {
-    pub feats: Vec<u16>,
-    pub feat_at: Vec<u32>,
-    pub moves: Vec<[u16; 3]>,
-    pub move_at: Vec<u32>,
-    /// Index of the played move among the position's legal moves.
-    pub target: Vec<u8>,
+    pub positions: MovePositions,
     pub mover_rating: Vec<u16>,
     pub opponent_rating: Vec<u16>,
     pub time: Vec<u8>,
@@ -31,23 +27,15 @@ pub struct PolicySet {
     pub ply: Vec<u16>,
 }
 
+impl Deref for PolicySet {
+    type Target = MovePositions;
+
+    fn deref(&self) -> &MovePositions {
+        &self.positions
+    }
+}
+
 impl PolicySet {
-    pub fn len(&self) -> usize {
-        self.target.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.target.is_empty()
-    }
-
-    pub fn features(&self, i: usize) -> &[u16] {
-        &self.feats[self.feat_at[i] as usize..self.feat_at[i + 1] as usize]
-    }
-
-    pub fn move_rows(&self, i: usize) -> &[[u16; 3]] {
-        &self.moves[self.move_at[i] as usize..self.move_at[i + 1] as usize]
-    }
-
     pub fn mover_bucket(&self, i: usize) -> usize {
         rating_bucket(self.mover_rating[i])
     }
@@ -57,23 +45,9 @@ impl PolicySet {
     }
 
     fn push(&mut self, board: &Board, played: cozy_chess::Move, meta: (u16, u16, u8, u16)) {
-        let legal = legal_moves(board);
-        let Some(target) = legal.iter().position(|&m| m == played) else {
-            return;
-        };
-        if legal.len() < 2 || target > u8::MAX as usize {
+        if !self.positions.push(board, played) {
             return;
         }
-        if self.feat_at.is_empty() {
-            self.feat_at.push(0);
-            self.move_at.push(0);
-        }
-        board_features(board, &mut self.feats);
-        self.feat_at.push(self.feats.len() as u32);
-        self.moves
-            .extend(legal.iter().map(|&m| move_rows(board, m)));
-        self.move_at.push(self.moves.len() as u32);
-        self.target.push(target as u8);
         self.mover_rating.push(meta.0);
         self.opponent_rating.push(meta.1);
         self.time.push(meta.2);

@@ -8,19 +8,17 @@ pub mod data;
 pub mod eval;
 pub mod model;
 
-use std::io::Write;
+pub use super::move_net::{mean_loss, save};
+
 use std::path::PathBuf;
 use std::time::Instant;
 
 use candle_core::Device;
-use candle_nn::{AdamW, Optimizer, ParamsAdamW};
-use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
 
 use self::data::PolicySet;
-use self::model::{Batch, PriorModel};
+use self::model::PriorModel;
+use super::move_net::{self, LoopSettings};
 use crate::policy::network::PriorNet;
 use crate::policy::shape::PriorShape;
 
@@ -124,32 +122,6 @@ pub fn run(args: TrainHumanArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Saves the model's tensors as safetensors (creating the folder).
-pub fn save(model: &PriorModel, path: &std::path::Path) -> Result<(), String> {
-    super::save_tensors(&model.tensors().map_err(ce)?, path)
-}
-
-/// Mean cross-entropy of `model` on positions `ids` of `set`.
-pub fn mean_loss(
-    model: &PriorModel,
-    set: &PolicySet,
-    ids: &[usize],
-    batch: usize,
-) -> Result<f64, String> {
-    let dev = Device::Cpu;
-    let (mut sum, mut n) = (0.0, 0usize);
-    for chunk in ids.chunks(batch) {
-        let b = Batch::new(set, chunk, &dev).map_err(ce)?;
-        let l = model
-            .loss(&b)
-            .and_then(|l| l.to_scalar::<f32>())
-            .map_err(ce)?;
-        sum += l as f64 * chunk.len() as f64;
-        n += chunk.len();
-    }
-    Ok(sum / n.max(1) as f64)
-}
-
 /// Trains a model on `train_set`; the loss curve uses the first `curve_positions` of
 /// `validation` (never trained on).
 pub fn train(
@@ -158,89 +130,24 @@ pub fn train(
     validation: &PolicySet,
 ) -> Result<PriorModel, String> {
     args.check()?;
-    if train_set.is_empty() {
-        return Err("no training positions".into());
-    }
-    let dev = Device::Cpu;
-    let mut rng = StdRng::seed_from_u64(args.seed);
     let shape = PriorShape {
         h1: args.h1,
         h2: args.h2,
         d: args.d,
     };
-    let model = PriorModel::new(shape, &mut rng, &dev).map_err(ce)?;
-    let mut names: Vec<&String> = model.vars.keys().collect();
-    names.sort();
-    let vars = names.iter().map(|n| model.vars[*n].clone()).collect();
-    let params = ParamsAdamW {
+    let settings = LoopSettings {
+        seed: args.seed,
+        epochs: args.epochs,
+        batch_size: args.batch_size,
         lr: args.lr,
         weight_decay: args.weight_decay,
-        ..Default::default()
+        max_steps: args.max_steps,
+        curve_positions: args.curve_positions,
+        curve_every: args.curve_every,
+        csv: &args.csv,
+        quiet: args.quiet,
+        log_points: false,
     };
-    let mut opt = AdamW::new(vars, params).map_err(ce)?;
-    let steps_per_epoch = train_set.len().div_ceil(args.batch_size);
-    let mut total = steps_per_epoch * args.epochs;
-    if args.max_steps > 0 {
-        total = total.min(args.max_steps);
-    }
-    let curve_ids: Vec<usize> = (0..validation.len().min(args.curve_positions)).collect();
-    let mut csv = std::fs::File::create(&args.csv)
-        .map_err(|e| format!("cannot create {}: {e}", args.csv.display()))?;
-    writeln!(csv, "step,epoch,lr,train_loss,validation_loss").map_err(|e| e.to_string())?;
-    let bar = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(total as u64)
-    };
-    if let Ok(style) =
-        ProgressStyle::with_template("training {bar:30} {pos}/{len} steps {per_sec} {eta} {msg}")
-    {
-        bar.set_style(style);
-    }
-    let started = Instant::now();
-    let (mut step, mut run_sum, mut run_n) = (0usize, 0.0f64, 0usize);
-    let mut ids: Vec<usize> = (0..train_set.len()).collect();
-    'epochs: for epoch in 0..args.epochs {
-        ids.shuffle(&mut rng);
-        for chunk in ids.chunks(args.batch_size) {
-            if step >= total {
-                break 'epochs;
-            }
-            let lr = super::warmup_cosine_lr(args.lr, step, total);
-            opt.set_learning_rate(lr);
-            let b = Batch::new(train_set, chunk, &dev).map_err(ce)?;
-            let loss = model.loss(&b).map_err(ce)?;
-            opt.backward_step(&loss).map_err(ce)?;
-            let l = loss.to_scalar::<f32>().map_err(ce)? as f64;
-            if !l.is_finite() {
-                return Err(format!("training diverged at step {step} (loss {l})"));
-            }
-            run_sum += l;
-            run_n += 1;
-            step += 1;
-            bar.inc(1);
-            if step % args.curve_every == 0 || step == total {
-                let val = if curve_ids.is_empty() {
-                    f64::NAN
-                } else {
-                    mean_loss(&model, validation, &curve_ids, args.batch_size)?
-                };
-                let train_loss = run_sum / run_n.max(1) as f64;
-                writeln!(csv, "{step},{epoch},{lr:.6},{train_loss:.5},{val:.5}")
-                    .map_err(|e| e.to_string())?;
-                bar.set_message(format!("train {train_loss:.4} val {val:.4}"));
-                (run_sum, run_n) = (0.0, 0);
-            }
-        }
-    }
-    bar.finish_and_clear();
-    let secs = started.elapsed().as_secs_f64();
-    if !args.quiet {
-        eprintln!(
-            "trained {step} steps of {} in {secs:.0} s ({:.0} positions/s)",
-            args.batch_size,
-            (step * args.batch_size) as f64 / secs.max(1e-9)
-        );
-    }
-    Ok(model)
+    let init = |rng: &mut StdRng| PriorModel::new(shape, rng, &Device::Cpu).map_err(ce);
+    move_net::train(&settings, init, train_set, validation)
 }

@@ -5,47 +5,35 @@
 //! never lends a position to training. Positions with one legal move teach nothing and
 //! are left out.
 
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use cozy_chess::Board;
 
 use crate::data::format::{read_games, Game};
 use crate::data::visits::{self, VisitPly};
-use crate::policy::moves::{board_features, legal_moves, move_rows};
+use crate::policy::moves::legal_moves;
+use crate::train::move_net::MovePositions;
 
-/// Positions in flat arrays; position `i`'s features are
-/// `feats[feat_at[i]..feat_at[i + 1]]`, its moves likewise.
+/// The shared positions ([`MovePositions`], which the set derefs to) and, for visit
+/// data, the target distributions.
 #[derive(Default)]
 pub struct PositionSet {
-    pub feats: Vec<u16>,
-    pub feat_at: Vec<u32>,
-    pub moves: Vec<[u16; 3]>,
-    pub move_at: Vec<u32>,
-    /// Index of the played move among the position's legal moves (cozy-chess order);
-    /// for visit data, of the most visited move.
-    pub target: Vec<u8>,
+    pub positions: MovePositions,
     /// Visit data only (else empty): each move slot's target probability, aligned with
     /// `moves` (the normalised visits, mixed with the played move by `--played-weight`).
     pub soft: Vec<f32>,
 }
 
+impl Deref for PositionSet {
+    type Target = MovePositions;
+
+    fn deref(&self) -> &MovePositions {
+        &self.positions
+    }
+}
+
 impl PositionSet {
-    pub fn len(&self) -> usize {
-        self.target.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.target.is_empty()
-    }
-
-    pub fn features(&self, i: usize) -> &[u16] {
-        &self.feats[self.feat_at[i] as usize..self.feat_at[i + 1] as usize]
-    }
-
-    pub fn move_rows(&self, i: usize) -> &[[u16; 3]] {
-        &self.moves[self.move_at[i] as usize..self.move_at[i + 1] as usize]
-    }
-
     /// Whether the targets are visit distributions ([`PositionSet::soft_target`]).
     pub fn has_soft_targets(&self) -> bool {
         !self.soft.is_empty()
@@ -80,32 +68,10 @@ impl PositionSet {
             return false;
         };
         soft[played] += played_weight;
-        if !self.push(board, legal[target]) {
+        if !self.positions.push(board, legal[target]) {
             return false;
         }
         self.soft.extend_from_slice(&soft);
-        true
-    }
-
-    /// Adds `board` with the move played there; false when it is left out.
-    fn push(&mut self, board: &Board, played: cozy_chess::Move) -> bool {
-        let legal = legal_moves(board);
-        let Some(target) = legal.iter().position(|&m| m == played) else {
-            return false;
-        };
-        if legal.len() < 2 || target > u8::MAX as usize {
-            return false;
-        }
-        if self.feat_at.is_empty() {
-            self.feat_at.push(0);
-            self.move_at.push(0);
-        }
-        board_features(board, &mut self.feats);
-        self.feat_at.push(self.feats.len() as u32);
-        self.moves
-            .extend(legal.iter().map(|&m| move_rows(board, m)));
-        self.move_at.push(self.moves.len() as u32);
-        self.target.push(target as u8);
         true
     }
 }
@@ -247,7 +213,7 @@ pub fn prepare(
             let mut board = game.start.clone();
             for (ply, &(mv, _score)) in game.moves.iter().enumerate() {
                 if unit_hash(sampling.seed, number, ply as u64) < sampling.positions {
-                    set.push(&board, mv);
+                    set.positions.push(&board, mv);
                 }
                 board.play_unchecked(mv);
             }

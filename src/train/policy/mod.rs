@@ -9,19 +9,18 @@ pub mod data;
 pub mod eval;
 pub mod model;
 
-use std::io::{IsTerminal, Write};
+pub use super::move_net::{mean_loss, save};
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use candle_core::Device;
-use candle_nn::{AdamW, Optimizer, ParamsAdamW};
-use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use self::data::{PositionSet, Sampling};
 use self::model::{Batch, PolicyModel};
+use super::move_net::{self, LoopSettings};
 use crate::policy::{PolicyNet, PolicyShape};
 
 fn ce(e: candle_core::Error) -> String {
@@ -368,81 +367,6 @@ pub fn run(args: TrainPolicyArgs) -> Result<PolicyReport, String> {
     })
 }
 
-/// Saves the model's tensors as safetensors (creating the folder).
-pub fn save(model: &PolicyModel, path: &Path) -> Result<(), String> {
-    super::save_tensors(&model.tensors().map_err(ce)?, path)
-}
-
-/// Mean cross-entropy of `model` on positions `ids` of `set`.
-pub fn mean_loss(
-    model: &PolicyModel,
-    set: &PositionSet,
-    ids: &[usize],
-    batch: usize,
-) -> Result<f64, String> {
-    let dev = Device::Cpu;
-    let (mut sum, mut n) = (0.0, 0usize);
-    for chunk in ids.chunks(batch) {
-        let b = Batch::new(set, chunk, &dev).map_err(ce)?;
-        let l = model
-            .loss(&b)
-            .and_then(|l| l.to_scalar::<f32>())
-            .map_err(ce)?;
-        sum += l as f64 * chunk.len() as f64;
-        n += chunk.len();
-    }
-    Ok(sum / n.max(1) as f64)
-}
-
-/// Progress: a bar on a terminal, else a line every `curve_every` steps (logs).
-struct Progress {
-    bar: Option<ProgressBar>,
-    lines: bool,
-}
-
-impl Progress {
-    fn new(args: &TrainPolicyArgs, total: usize) -> Progress {
-        let terminal = std::io::stderr().is_terminal();
-        let bar = (!args.quiet && terminal).then(|| {
-            let bar = ProgressBar::new(total as u64);
-            if let Ok(style) = ProgressStyle::with_template(
-                "training {bar:30} {pos}/{len} steps {per_sec} {eta} {msg}",
-            ) {
-                bar.set_style(style);
-            }
-            bar
-        });
-        Progress {
-            bar,
-            lines: !args.quiet && !terminal,
-        }
-    }
-
-    fn step(&self) {
-        if let Some(bar) = &self.bar {
-            bar.inc(1);
-        }
-    }
-
-    fn point(&self, step: usize, total: usize, message: &str, started: &Instant) {
-        if let Some(bar) = &self.bar {
-            bar.set_message(message.to_string());
-        }
-        if self.lines {
-            eprintln!(
-                "step {step}/{total} {message} ({:.0} s)",
-                started.elapsed().as_secs_f64()
-            );
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-}
-
 /// Trains a model on `train_set`; the loss curve uses the first `curve_positions` of
 /// `validation` (never trained on).
 pub fn train(
@@ -451,81 +375,19 @@ pub fn train(
     validation: &PositionSet,
 ) -> Result<PolicyModel, String> {
     args.check()?;
-    if train_set.is_empty() {
-        return Err("no training positions".into());
-    }
-    let dev = Device::Cpu;
-    let mut rng = StdRng::seed_from_u64(args.seed);
-    let model = initial_model(args, &mut rng)?;
-    // Sorted names: the optimiser's state order (and so the run) does not depend on
-    // the HashMap's.
-    let mut names: Vec<&String> = model.vars.keys().collect();
-    names.sort();
-    let vars = names.iter().map(|n| model.vars[*n].clone()).collect();
-    let params = ParamsAdamW {
+    let settings = LoopSettings {
+        seed: args.seed,
+        epochs: args.epochs,
+        batch_size: args.batch_size,
         lr: args.lr,
         weight_decay: args.weight_decay,
-        ..Default::default()
+        max_steps: args.max_steps,
+        curve_positions: args.curve_positions,
+        curve_every: args.curve_every,
+        csv: &args.csv,
+        quiet: args.quiet,
+        log_points: true,
     };
-    let mut opt = AdamW::new(vars, params).map_err(ce)?;
-    let steps_per_epoch = train_set.len().div_ceil(args.batch_size);
-    let mut total = steps_per_epoch * args.epochs;
-    if args.max_steps > 0 {
-        total = total.min(args.max_steps);
-    }
-    let curve_ids: Vec<usize> = (0..validation.len().min(args.curve_positions)).collect();
-    if let Some(dir) = args.csv.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    let mut csv = std::fs::File::create(&args.csv)
-        .map_err(|e| format!("cannot create {}: {e}", args.csv.display()))?;
-    writeln!(csv, "step,epoch,lr,train_loss,validation_loss").map_err(|e| e.to_string())?;
-    let progress = Progress::new(args, total);
-    let started = Instant::now();
-    let (mut step, mut run_sum, mut run_n) = (0usize, 0.0f64, 0usize);
-    let mut ids: Vec<usize> = (0..train_set.len()).collect();
-    'epochs: for epoch in 0..args.epochs {
-        ids.shuffle(&mut rng);
-        for chunk in ids.chunks(args.batch_size) {
-            if step >= total {
-                break 'epochs;
-            }
-            let lr = super::warmup_cosine_lr(args.lr, step, total);
-            opt.set_learning_rate(lr);
-            let b = Batch::new(train_set, chunk, &dev).map_err(ce)?;
-            let loss = model.loss(&b).map_err(ce)?;
-            opt.backward_step(&loss).map_err(ce)?;
-            let l = loss.to_scalar::<f32>().map_err(ce)? as f64;
-            if !l.is_finite() {
-                return Err(format!("training diverged at step {step} (loss {l})"));
-            }
-            run_sum += l;
-            run_n += 1;
-            step += 1;
-            progress.step();
-            if step % args.curve_every == 0 || step == total {
-                let val = if curve_ids.is_empty() {
-                    f64::NAN
-                } else {
-                    mean_loss(&model, validation, &curve_ids, args.batch_size)?
-                };
-                let train_loss = run_sum / run_n.max(1) as f64;
-                writeln!(csv, "{step},{epoch},{lr:.6},{train_loss:.5},{val:.5}")
-                    .map_err(|e| e.to_string())?;
-                let message = format!("train {train_loss:.4} val {val:.4}");
-                progress.point(step, total, &message, &started);
-                (run_sum, run_n) = (0.0, 0);
-            }
-        }
-    }
-    progress.finish();
-    let secs = started.elapsed().as_secs_f64();
-    if !args.quiet {
-        eprintln!(
-            "trained {step} steps of {} in {secs:.0} s ({:.0} positions/s)",
-            args.batch_size,
-            (step * args.batch_size) as f64 / secs.max(1e-9)
-        );
-    }
-    Ok(model)
+    let init = |rng: &mut StdRng| initial_model(args, rng);
+    move_net::train(&settings, init, train_set, validation)
 }
