@@ -5,8 +5,11 @@
 #             $GAMES games at $PLAYOUTS playouts a move, Dirichlet noise at the root,
 #             moves sampled by visits for $TEMP_PLIES plies -> data/mcts/$NAME-seed$SEED.mcv
 #             (appended to: a rerun continues a cut-off run);
-#   2. train  `rookery train-policy --visits` on that file, fine-tuning the previous
-#             policy (--init) -> nets/$NAME.safetensors, losses in docs/nets/$NAME.csv;
+#             and recorded in data/mcts/manifest.tsv;
+#   2. train  `rookery train-policy --visits` on that file and the $WINDOW - 1 files before
+#             it in the manifest (a replay window over the latest generations, as
+#             AlphaZero's buffer of recent games), fine-tuning the previous policy
+#             (--init) -> nets/$NAME.safetensors, losses in docs/nets/$NAME.csv;
 #   3. match  the new policy against the previous one, both in `SearchMode mcts` at
 #             $MATCH_PLAYOUTS playouts a move (scripts/match.py --nodes), each engine
 #             given its net with `PolicyFile`; results appended to docs/mcts-matches.jsonl.
@@ -17,7 +20,7 @@
 #   --small    a few-minute run (4 games at 64 playouts, 4 match games) into /tmp, to
 #              check the pipeline.
 # Settings (environment): GAMES (200), PLAYOUTS (400), TEMP_PLIES (30), THREADS (2),
-# SEED (1), EPOCHS (4), LR (5e-4), MATCH_GAMES (40), MATCH_PLAYOUTS (800), BIN
+# SEED (1), EPOCHS (4), LR (5e-4), WINDOW (2), MATCH_GAMES (40), MATCH_PLAYOUTS (800), BIN
 # (target/release/rookery). The step whose output exists is skipped, except datagen,
 # which appends up to GAMES. The embedded prior is never replaced here.
 set -euo pipefail
@@ -64,6 +67,8 @@ else
 fi
 TEMP_PLIES=${TEMP_PLIES:-30}
 LR=${LR:-5e-4}
+WINDOW=${WINDOW:-2}
+MANIFEST=data/mcts/manifest.tsv
 
 run() {
   echo "+ $*"
@@ -80,11 +85,28 @@ run nice -n 19 "$BIN" datagen --mode mcts --policy "$PREVIOUS" --out "$DATA" \
   --games "$GAMES" --playouts "$PLAYOUTS" --temperature-plies "$TEMP_PLIES" \
   --threads "$THREADS" --seed "$SEED"
 
-# 2. Fine-tune the previous policy on the visit counts.
+# The file's manifest row (file, policy, playouts, seed, games, positions, bytes, sha256,
+# command); a rerun that appended games replaces it.
+if (( ! DRY && ! SMALL )); then
+  read -r games positions < <("$BIN" data stats "$DATA" | awk '$1 == "games" {g = $2} $1 == "positions" {p = $2} END {print g, p}')
+  row=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$DATA" "$PREVIOUS" "$PLAYOUTS" "$SEED" \
+    "$games" "$positions" "$(stat -c %s "$DATA")" "$(sha256sum "$DATA" | cut -d' ' -f1)" \
+    "rookery datagen --mode mcts --policy $PREVIOUS --out $DATA --games $GAMES --playouts $PLAYOUTS --temperature-plies $TEMP_PLIES --threads $THREADS --seed $SEED (scripts/mcts-generation.sh, GAMES=$GAMES)")
+  grep -v -P "^\Q$DATA\E\t" "$MANIFEST" > "$MANIFEST.new" || true
+  echo "$row" >> "$MANIFEST.new"
+  mv "$MANIFEST.new" "$MANIFEST"
+fi
+
+# 2. Fine-tune the previous policy on the visit counts of the window.
+window=("$DATA")
+if (( ! SMALL && WINDOW > 1 )); then
+  mapfile -t earlier < <(awk -F'\t' -v new="$DATA" 'NR > 1 && $1 != new {print $1}' "$MANIFEST" | tail -n $((WINDOW - 1)))
+  window=("${earlier[@]}" "$DATA")
+fi
 if [[ -f $NET ]]; then
   echo "$NET exists: training skipped"
 else
-  run nice -n 19 "$BIN" train-policy --visits "$DATA" --init "$PREVIOUS" --out "$NET" \
+  run nice -n 19 "$BIN" train-policy --visits "${window[@]}" --init "$PREVIOUS" --out "$NET" \
     --csv "$CSV" --sample 1 --validation-games 0.1 --max-positions 0 --epochs "$EPOCHS" \
     --lr "$LR" --batch-size 256 --curve-every 20
 fi
