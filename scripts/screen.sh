@@ -30,7 +30,8 @@ RESULTS=docs/generations/$NAME-screen-$NODES-nodes
 openings=()
 if [[ -n $OPENINGS ]]; then
   openings=(--openings "$OPENINGS")
-  RESULTS=$RESULTS-$(basename "${OPENINGS%.*}")
+  name=$(basename "$OPENINGS")
+  RESULTS=$RESULTS-${name%%.*} # chess960, or a file's name without its extensions
 fi
 RESULTS=$RESULTS.jsonl
 NET=nets/$NAME.safetensors
