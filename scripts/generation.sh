@@ -211,6 +211,6 @@ if [[ $verdict == accepted && $EMBED == 1 ]]; then
   sed -i "s|^pub const DEFAULT_NET_NAME: &str = \".*\";|pub const DEFAULT_NET_NAME: \&str = \"$NAME\";|; s|include_bytes!(\"../../nets/.*\.safetensors\")|include_bytes!(\"../../$NET\")|" src/eval/mod.rs
   cargo build --release --quiet
   nodes=$("$BIN" bench 2>/dev/null | tail -1 | awk '{print $1}')
-  sed -i "s|^pub const SIGNATURE: u64 = .*;|pub const SIGNATURE: u64 = $nodes;|" src/bench.rs
+  sed -i "s|^pub const SIGNATURE: u64 = .*;|pub const SIGNATURE: u64 = $nodes;|" src/bench/mod.rs
   echo "embedded $NAME; commit with 'Bench: $nodes'"
 fi
