@@ -177,6 +177,7 @@ fn training_on_visits_lowers_the_visit_target_loss() {
         curve_every: 10,
         hidden: 32,
         d: 16,
+        no_tactics: false,
         seed: 1,
         evaluate: None,
         baseline: false,

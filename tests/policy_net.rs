@@ -102,7 +102,14 @@ fn trained_toy_net(name: &str) -> PathBuf {
 fn train_policy_runs_end_to_end_and_writes_a_loadable_net() {
     let path = trained_toy_net("end-to-end");
     let net = PolicyNet::load(&path).expect("the saved net loads");
-    assert_eq!(net.shape, PolicyShape { hidden: 32, d: 8 });
+    assert_eq!(
+        net.shape,
+        PolicyShape {
+            hidden: 32,
+            d: 8,
+            tactics: true
+        }
+    );
     let board = parse_fen(rookery::chess::STARTPOS_FEN).unwrap();
     let probs = net.probabilities(&board);
     assert_eq!(probs.len(), 20);
@@ -114,7 +121,11 @@ fn train_policy_runs_end_to_end_and_writes_a_loadable_net() {
 fn the_plain_rust_pass_equals_candle_after_a_safetensors_round_trip() {
     let (train, _) = fixture_sets();
     let mut rng = StdRng::seed_from_u64(7);
-    let shape = PolicyShape { hidden: 24, d: 12 };
+    let shape = PolicyShape {
+        hidden: 24,
+        d: 12,
+        tactics: true,
+    };
     let model = PolicyModel::new(shape, &mut rng, &Device::Cpu).unwrap();
     let path = tmp("random.safetensors");
     save(&model, &path).unwrap();
@@ -125,8 +136,9 @@ fn the_plain_rust_pass_equals_candle_after_a_safetensors_round_trip() {
     let mut position = Vec::new();
     for (r, &i) in ids.iter().enumerate() {
         net.position_vector(train.features(i), &mut position);
+        let tactics = train.tactic_rows(i);
         for (k, &rows) in train.move_rows(i).iter().enumerate() {
-            let ours = net.move_logit(&position, rows);
+            let ours = net.move_logit(&position, rows, tactics[k]);
             let theirs = candle[r][k];
             assert!(
                 (ours - theirs).abs() <= 1e-4 * (1.0 + theirs.abs()),
@@ -153,7 +165,16 @@ fn a_value_net_a_human_prior_and_a_truncated_file_are_refused() {
     let msg = PolicyNet::load(&human).err().unwrap();
     assert!(msg.contains("not a self-play policy net"), "{msg}");
     let mut rng = StdRng::seed_from_u64(3);
-    let model = PolicyModel::new(PolicyShape { hidden: 8, d: 4 }, &mut rng, &Device::Cpu).unwrap();
+    let model = PolicyModel::new(
+        PolicyShape {
+            hidden: 8,
+            d: 4,
+            tactics: true,
+        },
+        &mut rng,
+        &Device::Cpu,
+    )
+    .unwrap();
     let path = tmp("truncated.safetensors");
     save(&model, &path).unwrap();
     let bytes = std::fs::read(&path).unwrap();

@@ -10,6 +10,7 @@ pub mod moves;
 pub mod network;
 pub mod policy_net;
 pub mod shape;
+pub mod tactics;
 
 use once_cell::sync::Lazy;
 

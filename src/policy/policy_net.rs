@@ -17,6 +17,7 @@ use safetensors::SafeTensors;
 use super::moves::{board_features, legal_moves, move_rows, MOVE_ROWS};
 use super::network::f32_tensor;
 use super::shape::INPUTS;
+use super::tactics::{Threats, TACTIC_ROWS};
 
 /// Names of the net's tensors.
 pub const TENSORS: [&str; 5] = [
@@ -34,6 +35,16 @@ pub struct PolicyShape {
     pub hidden: usize,
     /// Position vector, dotted with each move's embedding.
     pub d: usize,
+    /// Whether each move also has a tactical row ([`super::tactics`]); the first nets
+    /// (policy-sp1, policy-mz1, policy-mz2) do not.
+    pub tactics: bool,
+}
+
+impl PolicyShape {
+    /// Rows of the move embedding table.
+    pub fn move_rows(&self) -> usize {
+        MOVE_ROWS + if self.tactics { TACTIC_ROWS } else { 0 }
+    }
 }
 
 /// Expected shape of tensor `name` (one of [`TENSORS`]) for widths `s`.
@@ -43,7 +54,7 @@ pub fn tensor_shape(name: &str, s: PolicyShape) -> Vec<usize> {
         "policy.l1.bias" => vec![s.hidden],
         "policy.l2.weight" => vec![s.hidden, s.d],
         "policy.l2.bias" => vec![s.d],
-        _ => vec![MOVE_ROWS, s.d],
+        _ => vec![s.move_rows(), s.d],
     }
 }
 
@@ -88,9 +99,16 @@ impl PolicyNet {
                 )),
             }
         };
+        let table_rows = st
+            .tensor("policy.moves")
+            .map_err(|_| "no tensor 'policy.moves': not a self-play policy net".to_string())?
+            .shape()
+            .first()
+            .copied();
         let shape = PolicyShape {
             hidden: width("policy.l1.weight")?,
             d: width("policy.l2.weight")?,
+            tactics: table_rows == Some(MOVE_ROWS + TACTIC_ROWS),
         };
         let get = |name: &str| read_f32(&st, name, &tensor_shape(name, shape));
         Ok(PolicyNet {
@@ -126,13 +144,22 @@ impl PolicyNet {
         }
     }
 
-    /// The logit of a move given by its three embedding rows.
-    pub fn move_logit(&self, position: &[f32], rows: [u16; 3]) -> f32 {
+    /// The logit of a move given by its three embedding rows and its tactical row (not
+    /// read by a net without tactics).
+    pub fn move_logit(&self, position: &[f32], rows: [u16; 3], tactic: u16) -> f32 {
         let d = self.shape.d;
-        let [a, b, c] = rows.map(|r| &self.moves[r as usize * d..(r as usize + 1) * d]);
+        let row = |r: u16| &self.moves[r as usize * d..(r as usize + 1) * d];
+        let [a, b, c] = rows.map(row);
         let mut sum = 0.0;
-        for k in 0..d {
-            sum += position[k] * (a[k] + b[k] + c[k]);
+        if self.shape.tactics {
+            let t = row(tactic);
+            for k in 0..d {
+                sum += position[k] * (a[k] + b[k] + c[k] + t[k]);
+            }
+        } else {
+            for k in 0..d {
+                sum += position[k] * (a[k] + b[k] + c[k]);
+            }
         }
         sum
     }
@@ -144,11 +171,11 @@ impl PolicyNet {
         let mut position = Vec::with_capacity(self.shape.d);
         self.position_vector(&features, &mut position);
         out.clear();
-        out.extend(
-            moves
-                .iter()
-                .map(|&m| self.move_logit(&position, move_rows(board, m))),
-        );
+        let threats = self.shape.tactics.then(|| Threats::new(board));
+        out.extend(moves.iter().map(|&m| {
+            let tactic = threats.as_ref().map_or(0, |t| t.row(board, m));
+            self.move_logit(&position, move_rows(board, m), tactic)
+        }));
     }
 
     /// The legal moves of `board` with their probabilities (summing to 1), in
@@ -209,11 +236,31 @@ mod tests {
         safetensors::serialize(views, None).expect("serialises")
     }
 
-    const SMALL: PolicyShape = PolicyShape { hidden: 16, d: 8 };
+    const SMALL: PolicyShape = PolicyShape {
+        hidden: 16,
+        d: 8,
+        tactics: false,
+    };
 
     #[test]
     fn probabilities_cover_the_legal_moves_and_sum_to_one() {
-        let net = PolicyNet::from_bytes(&toy_net_bytes(SMALL)).unwrap();
+        for shape in [
+            SMALL,
+            PolicyShape {
+                tactics: true,
+                ..SMALL
+            },
+        ] {
+            let net = PolicyNet::from_bytes(&toy_net_bytes(shape)).unwrap();
+            assert_eq!(
+                net.shape, shape,
+                "the table's rows tell whether it has tactics"
+            );
+            probabilities_sum_to_one(&net);
+        }
+    }
+
+    fn probabilities_sum_to_one(net: &PolicyNet) {
         let fens = [
             "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
             "8/8/8/4k3/8/8/3p4/K7 b - - 0 1",

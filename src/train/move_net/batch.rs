@@ -4,6 +4,7 @@
 use candle_core::{Device, Result, Tensor};
 
 use super::positions::MovePositions;
+use crate::policy::moves::MOVE_ROWS;
 use crate::policy::shape::INPUTS;
 
 /// Logit of a padded (non-existent) move slot.
@@ -15,8 +16,8 @@ pub struct MoveBatch {
     pub x: Tensor,
     /// For each move slot, the row of its position in the batch.
     pub slot_pos: Tensor,
-    /// The move slots' from–to, piece-to and promotion rows, one tensor each.
-    pub move_ids: [Tensor; 3],
+    /// The move slots' from–to, piece-to, promotion and tactical rows, one tensor each.
+    pub move_ids: [Tensor; 4],
     pub mask: Tensor,
     pub target: Tensor,
     pub slots: usize,
@@ -32,24 +33,22 @@ impl MoveBatch {
             .max()
             .unwrap_or(1);
         let mut x = vec![0f32; b * INPUTS];
-        let mut move_ids = [
-            vec![0u32; b * slots],
-            vec![0u32; b * slots],
-            vec![0u32; b * slots],
-        ];
+        let mut move_ids: [Vec<u32>; 4] = std::array::from_fn(|_| vec![0u32; b * slots]);
         let mut mask = vec![MASKED; b * slots];
         for (r, &i) in ids.iter().enumerate() {
             for &f in set.features(i) {
                 x[r * INPUTS + f as usize] = 1.0;
             }
+            let tactics = set.tactic_rows(i);
             for (k, rows) in set.move_rows(i).iter().enumerate() {
-                for (j, &row) in rows.iter().enumerate() {
+                let tactic = tactics.get(k).unwrap_or(&0);
+                for (j, &row) in rows.iter().chain([tactic]).enumerate() {
                     move_ids[j][r * slots + k] = row as u32;
                 }
                 mask[r * slots + k] = 0.0;
             }
         }
-        let [ft, pt, promo] = move_ids;
+        let [ft, pt, promo, tactic] = move_ids;
         let slot_pos: Vec<u32> = (0..b * slots).map(|s| (s / slots) as u32).collect();
         let target: Vec<u32> = ids.iter().map(|&i| set.target[i] as u32).collect();
         Ok(MoveBatch {
@@ -59,6 +58,7 @@ impl MoveBatch {
                 Tensor::from_vec(ft, b * slots, dev)?,
                 Tensor::from_vec(pt, b * slots, dev)?,
                 Tensor::from_vec(promo, b * slots, dev)?,
+                Tensor::from_vec(tactic, b * slots, dev)?,
             ],
             mask: Tensor::from_vec(mask, (b, slots), dev)?,
             target: Tensor::from_vec(target, b, dev)?,
@@ -67,14 +67,18 @@ impl MoveBatch {
     }
 
     /// Masked logits `[batch, slots]`: the position vectors `h` `[batch, d]` dotted with
-    /// the sum of each move's three rows of the embedding `table`.
+    /// the sum of each move's three rows of the embedding `table`, and its tactical row
+    /// when the table has the tactical block.
     pub fn logits(&self, h: &Tensor, table: &Tensor) -> Result<Tensor> {
         let n = self.target.dims1()?;
         // Per move slot everything stays contiguous `[slots, d]`: candle's strided
         // broadcasts and middle-axis sums are several times slower on the CPU.
-        let [ft, pt, promo] = &self.move_ids;
-        let moves = ((table.index_select(ft, 0)? + table.index_select(pt, 0)?)?
+        let [ft, pt, promo, tactic] = &self.move_ids;
+        let mut moves = ((table.index_select(ft, 0)? + table.index_select(pt, 0)?)?
             + table.index_select(promo, 0)?)?;
+        if table.dim(0)? > MOVE_ROWS {
+            moves = (moves + table.index_select(tactic, 0)?)?;
+        }
         let logits = (moves * h.index_select(&self.slot_pos, 0)?)?
             .sum(1)?
             .reshape((n, self.slots))?;

@@ -6,6 +6,7 @@
 use cozy_chess::Board;
 
 use crate::policy::moves::{board_features, legal_moves, move_rows};
+use crate::policy::tactics::Threats;
 
 /// Positions in flat arrays; position `i`'s features are
 /// `feats[feat_at[i]..feat_at[i + 1]]`, its moves likewise.
@@ -14,6 +15,10 @@ pub struct MovePositions {
     pub feats: Vec<u16>,
     pub feat_at: Vec<u32>,
     pub moves: Vec<[u16; 3]>,
+    /// Each move's tactical row (`policy::tactics`), beside `moves`, when
+    /// `with_tactics` was set before the first push (a policy with tactics reads them).
+    pub tactics: Vec<u16>,
+    pub with_tactics: bool,
     pub move_at: Vec<u32>,
     /// Index of the target move among the position's legal moves (cozy-chess order):
     /// the move played, or for visit data the most visited one.
@@ -37,6 +42,14 @@ impl MovePositions {
         &self.moves[self.move_at[i] as usize..self.move_at[i + 1] as usize]
     }
 
+    /// The tactical rows of position `i`'s moves; empty without `with_tactics`.
+    pub fn tactic_rows(&self, i: usize) -> &[u16] {
+        if !self.with_tactics {
+            return &[];
+        }
+        &self.tactics[self.move_at[i] as usize..self.move_at[i + 1] as usize]
+    }
+
     /// Adds `board` with `target` as the move to learn; false when it is left out (one
     /// legal move, a move that is not legal, or one past the `u8` index).
     pub fn push(&mut self, board: &Board, target: cozy_chess::Move) -> bool {
@@ -55,6 +68,11 @@ impl MovePositions {
         self.feat_at.push(self.feats.len() as u32);
         self.moves
             .extend(legal.iter().map(|&m| move_rows(board, m)));
+        if self.with_tactics {
+            let threats = Threats::new(board);
+            self.tactics
+                .extend(legal.iter().map(|&m| threats.row(board, m)));
+        }
         self.move_at.push(self.moves.len() as u32);
         self.target.push(target as u8);
         true

@@ -34,6 +34,13 @@ impl Deref for PositionSet {
 }
 
 impl PositionSet {
+    /// An empty set whose positions carry the tactical rows of their moves.
+    pub fn new() -> PositionSet {
+        let mut set = PositionSet::default();
+        set.positions.with_tactics = true;
+        set
+    }
+
     /// Whether the targets are visit distributions ([`PositionSet::soft_target`]).
     pub fn has_soft_targets(&self) -> bool {
         !self.soft.is_empty()
@@ -198,7 +205,7 @@ pub fn prepare(
     sampling: &Sampling,
 ) -> Result<(PositionSet, PositionSet, PrepareStats), String> {
     let mut stats = PrepareStats::default();
-    let (mut train, mut validation) = (PositionSet::default(), PositionSet::default());
+    let (mut train, mut validation) = (PositionSet::new(), PositionSet::new());
     let mut game_number = 0u64;
     for path in files {
         stats.files += 1;
@@ -232,7 +239,7 @@ pub fn prepare_visits(
     played_weight: f32,
 ) -> Result<(PositionSet, PositionSet, PrepareStats), String> {
     let mut stats = PrepareStats::default();
-    let (mut train, mut validation) = (PositionSet::default(), PositionSet::default());
+    let (mut train, mut validation) = (PositionSet::new(), PositionSet::new());
     let mut game_number = 0u64;
     for path in files {
         stats.files += 1;

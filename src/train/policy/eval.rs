@@ -67,11 +67,10 @@ pub fn agreement(net: &PolicyNet, set: &PositionSet) -> Agreement {
     for i in 0..set.len() {
         net.position_vector(set.features(i), &mut position);
         logits.clear();
-        logits.extend(
-            set.move_rows(i)
-                .iter()
-                .map(|&r| net.move_logit(&position, r)),
-        );
+        let tactics = set.tactic_rows(i);
+        logits.extend(set.move_rows(i).iter().enumerate().map(|(k, &rows)| {
+            net.move_logit(&position, rows, tactics.get(k).copied().unwrap_or(0))
+        }));
         let target = set.target[i] as usize;
         let played = logits[target];
         acc.count(&logits, played);

@@ -71,6 +71,10 @@ pub struct TrainPolicyArgs {
     /// Position vector width (and move embedding width).
     #[arg(long, default_value_t = 64)]
     pub d: usize,
+    /// A fresh net without the tactical row per move (`policy::tactics`), as the first
+    /// nets were.
+    #[arg(long)]
+    pub no_tactics: bool,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Measure this net on the validation split instead of training.
@@ -305,6 +309,7 @@ fn initial_model(args: &TrainPolicyArgs, rng: &mut StdRng) -> Result<PolicyModel
             let shape = PolicyShape {
                 hidden: args.hidden,
                 d: args.d,
+                tactics: !args.no_tactics,
             };
             PolicyModel::new(shape, rng, &Device::Cpu).map_err(ce)
         }

@@ -10,6 +10,7 @@ use candle_core::{Device, Result, Tensor, Var, D};
 use rand::rngs::StdRng;
 
 use super::data::PositionSet;
+use crate::policy::moves::MOVE_ROWS;
 use crate::policy::policy_net::{tensor_shape, PolicyShape, TENSORS};
 use crate::train::move_net::{tensors, MoveBatch, MoveNetModel};
 
@@ -52,7 +53,10 @@ impl PolicyModel {
         let std = |name: &str| match name {
             "policy.l1.weight" => (2.0f32 / 30.0).sqrt(),
             "policy.l2.weight" => (2.0 / shape.hidden as f32).sqrt(),
-            "policy.moves" => (1.0 / (3.0 * shape.d as f32)).sqrt(),
+            "policy.moves" => {
+                let rows_per_move = if shape.tactics { 4.0 } else { 3.0 };
+                (1.0 / (rows_per_move * shape.d as f32)).sqrt()
+            }
             _ => 0.0,
         };
         let dims = |name: &str| tensor_shape(name, shape);
@@ -65,6 +69,10 @@ impl PolicyModel {
         let shape = PolicyShape {
             hidden: tensors::width(map, "policy.l1.weight")?,
             d: tensors::width(map, "policy.l2.weight")?,
+            tactics: map
+                .get("policy.moves")
+                .and_then(|t| t.dim(0).ok())
+                .is_some_and(|rows| rows > MOVE_ROWS),
         };
         let vars = tensors::vars_from_tensors(map, &TENSORS, |name| tensor_shape(name, shape))?;
         Ok(PolicyModel { shape, vars })
