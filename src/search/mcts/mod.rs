@@ -103,6 +103,11 @@ impl Mcts {
             .collect()
     }
 
+    /// The tree itself, to inspect after a search (examples, diagnostics).
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
     /// Per mille of the tree's memory in use.
     pub fn hashfull(&self) -> usize {
         self.tree.hashfull()
