@@ -4,7 +4,7 @@
 use cozy_chess::Move;
 
 use super::params::*;
-use super::tree::Tree;
+use super::tree::{Proof, Tree};
 
 /// The exploration constant at a node with `visits` playouts (grows with log N).
 pub fn cpuct(visits: f64) -> f64 {
@@ -30,10 +30,25 @@ pub fn select_child(tree: &Tree, parent: usize, allowed: Option<&[Move]>) -> Opt
     let explore = cpuct(parent_visits) * parent_visits.sqrt();
     let mut best = None;
     let mut best_score = f64::NEG_INFINITY;
+    // MCTS-Solver: a move that gets us mated is never chosen while another move is not
+    // proven lost; when all are, the longest defence is (still looking for shorter
+    // mates below it).
+    let mut slowest_loss: Option<(u8, usize)> = None;
     for c in range {
         let child = tree.node(c);
         if allowed.is_some_and(|moves| !moves.contains(&child.mv())) {
             continue;
+        }
+        match child.proof() {
+            // Mate in one: nothing is better, nothing to explore.
+            Proof::Loss(0) => return Some(c),
+            Proof::Win(plies) => {
+                if slowest_loss.is_none_or(|(p, _)| plies > p) {
+                    slowest_loss = Some((plies, c));
+                }
+                continue;
+            }
+            _ => {}
         }
         let visits = child.visits() as f64;
         let pending = child.in_flight() as f64;
@@ -51,14 +66,14 @@ pub fn select_child(tree: &Tree, parent: usize, allowed: Option<&[Move]>) -> Opt
             best = Some(c);
         }
     }
-    best
+    best.or(slowest_loss.map(|(_, c)| c))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::chess::legal_moves;
-    use crate::search::mcts::tree::{Proof, ROOT};
+    use crate::search::mcts::tree::ROOT;
     use cozy_chess::Board;
 
     fn tree_with(priors: &[f32]) -> (Tree, Vec<Move>) {
@@ -117,6 +132,20 @@ mod tests {
         visit(&tree, first + 1, 0.0, 10);
         assert_eq!(select_child(&tree, ROOT, None), Some(first));
         tree.node(first + 1).set_proof(Proof::Loss(0));
+        assert_eq!(select_child(&tree, ROOT, None), Some(first + 1));
+    }
+
+    #[test]
+    fn a_move_proven_to_lose_is_left_while_another_is_open() {
+        let (tree, _) = tree_with(&[0.9, 0.05, 0.05]);
+        let first = tree.node(ROOT).child_range().start;
+        visit(&tree, ROOT, 0.5, 10);
+        visit(&tree, first + 1, 0.1, 5);
+        tree.node(first).set_proof(Proof::Win(3));
+        assert_ne!(select_child(&tree, ROOT, None), Some(first));
+        // All lost: the longest defence.
+        tree.node(first + 1).set_proof(Proof::Win(5));
+        tree.node(first + 2).set_proof(Proof::Win(1));
         assert_eq!(select_child(&tree, ROOT, None), Some(first + 1));
     }
 }
