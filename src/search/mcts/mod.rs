@@ -148,7 +148,7 @@ impl Mcts {
             return SearchResult::default();
         }
         self.reuse_or_clear(pos);
-        self.expand_root(&pos.board);
+        self.expand_root(pos);
         self.noise_root_priors(&pos.board);
         let legal = legal_moves(&pos.board).len();
         let restricted = setup.moves.len() < legal;
@@ -220,7 +220,8 @@ impl Mcts {
     }
 
     /// Gives the root its children if it has none yet (a fresh tree).
-    fn expand_root(&mut self, board: &Board) {
+    fn expand_root(&mut self, pos: &Position) {
+        let board = &pos.board;
         if self.tree.node(ROOT).is_expanded() {
             return;
         }
@@ -230,6 +231,11 @@ impl Mcts {
         if self.tree.expand(ROOT, &moves, &priors) == Expansion::Full {
             self.tree.clear();
             self.tree.expand(ROOT, &moves, &priors);
+        }
+        let mut hashes = pos.history.clone();
+        hashes.push(board.hash());
+        if leaf::prove_mates_by_checks(&self.tree, ROOT, board, &moves, &hashes, &mut Vec::new()) {
+            playout::prove_upward(&self.tree, &[ROOT]);
         }
     }
 }

@@ -63,6 +63,7 @@ pub struct Worker<'a> {
     path: Vec<usize>,
     moves: Vec<Move>,
     priors: Vec<f32>,
+    checks: Vec<(usize, Proof)>,
 }
 
 impl<'a> Worker<'a> {
@@ -79,6 +80,7 @@ impl<'a> Worker<'a> {
             path: Vec::with_capacity(MAX_PLAYOUT_DEPTH + 1),
             moves: Vec::with_capacity(64),
             priors: Vec::with_capacity(64),
+            checks: Vec::new(),
         }
     }
 
@@ -123,6 +125,16 @@ impl<'a> Worker<'a> {
                 if tree.expand(index, &self.moves, &self.priors) == Expansion::Full {
                     break node.q().map_or(0.5, |q| 1.0 - q);
                 }
+                if leaf::prove_mates_by_checks(
+                    tree,
+                    index,
+                    &board,
+                    &self.moves,
+                    &self.hashes,
+                    &mut self.checks,
+                ) {
+                    prove_upward(tree, &self.path);
+                }
             }
             let allowed = if depth == 0 {
                 self.shared.root_moves
@@ -153,8 +165,9 @@ impl<'a> Worker<'a> {
         depth
     }
 
-    /// The first visit of a node: an exact result if there is one (kept in the node),
-    /// else the value net's.
+    /// The first visit of a node: an exact result if there is one (kept in the node:
+    /// the game is over, the tables know, or the side to move mates in one), else the
+    /// value net's.
     fn first_visit(&mut self, index: usize, board: &Board) -> f64 {
         let node = self.shared.tree.node(index);
         let exact = leaf::game_over(board, &self.hashes).or_else(|| {
@@ -168,6 +181,12 @@ impl<'a> Worker<'a> {
             Some(proof) => {
                 node.set_proof(proof);
                 proof.value().unwrap_or(0.5)
+            }
+            // A mate in one is exact (a mate outranks the draw rules): the node is won
+            // now, not after a second visit expands it and a third finds the mate.
+            None if leaf::has_mate_in_one(board) => {
+                node.set_proof(Proof::Win(1));
+                1.0
             }
             None => leaf::value(&mut self.eval, board, self.shared.capture_plies),
         }
@@ -187,11 +206,17 @@ impl<'a> Worker<'a> {
         if !matches!(leaf.proof(), Proof::Win(_) | Proof::Loss(_)) {
             return;
         }
-        for &index in self.path.iter().rev().skip(1) {
-            match proof_from_children(tree, index) {
-                Proof::Unknown => break,
-                proof => tree.node(index).set_proof(proof),
-            }
+        prove_upward(tree, &self.path[..self.path.len() - 1]);
+    }
+}
+
+/// Proves what the children's proofs prove, from the last node of `path` up, as far as
+/// something is proven.
+pub fn prove_upward(tree: &Tree, path: &[usize]) {
+    for &index in path.iter().rev() {
+        match proof_from_children(tree, index) {
+            Proof::Unknown => break,
+            proof => tree.node(index).set_proof(proof),
         }
     }
 }
