@@ -1,6 +1,6 @@
 //! The rating-conditioned human prior (issue 56 item 2): a toy net trained a few steps
 //! on the fixture games of tests/data/human/ round-trips through safetensors; the
-//! plain-Rust forward pass equals candle's; probabilities cover the legal moves only and
+//! plain-Rust forward pass equals candle's, with and without the tactical rows; probabilities cover the legal moves only and
 //! sum to 1; bad net files and bad `--predict` lines give clear errors.
 
 use std::path::{Path, PathBuf};
@@ -27,7 +27,8 @@ fn tmp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-fn fixture_set() -> PolicySet {
+/// The fixture games as one training set; `tactics`: moves carry their tactical rows.
+fn fixture_set(tactics: bool) -> PolicySet {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/human");
     let (games, _) = convert_files(
         &[dir.join("kaggle_sample.csv"), dir.join("mixed.pgn")],
@@ -42,14 +43,19 @@ fn fixture_set() -> PolicySet {
             g
         })
         .collect();
-    let (set, _, _) = prepare(&games, 1.0, false);
+    let (set, _, _) = prepare(&games, 1.0, tactics, false);
     assert!(set.len() > 100, "fixture positions: {}", set.len());
     set
 }
 
 fn toy_args(name: &str, steps: usize) -> TrainHumanArgs {
+    toy_args_with(name, steps, &[])
+}
+
+fn toy_args_with(name: &str, steps: usize, extra: &[&str]) -> TrainHumanArgs {
     let csv = tmp(&format!("{name}.csv"));
-    Wrap::parse_from([
+    let steps = steps.to_string();
+    let base = [
         "x",
         "--h1",
         "32",
@@ -62,20 +68,27 @@ fn toy_args(name: &str, steps: usize) -> TrainHumanArgs {
         "--epochs",
         "50",
         "--max-steps",
-        &steps.to_string(),
+        &steps,
         "--lr",
         "0.01",
         "--quiet",
         "--csv",
         csv.to_str().expect("utf-8 temp path"),
-    ])
-    .args
+    ];
+    Wrap::parse_from(base.iter().chain(extra)).args
 }
 
-/// A toy net trained on the fixture, saved; returns the set, the model and the file.
+/// A toy net with tactical rows trained on the fixture, saved; returns the set, the
+/// model and the file.
 fn toy_net(name: &str) -> (PolicySet, PriorModel, PathBuf) {
-    let set = fixture_set();
-    let model = train(&toy_args(name, 30), &set, &PolicySet::default()).expect("toy training");
+    toy_net_with(name, true)
+}
+
+fn toy_net_with(name: &str, tactics: bool) -> (PolicySet, PriorModel, PathBuf) {
+    let set = fixture_set(tactics);
+    let extra: &[&str] = if tactics { &[] } else { &["--no-tactics"] };
+    let model =
+        train(&toy_args_with(name, 30, extra), &set, &PolicySet::default()).expect("toy training");
     let path = tmp(&format!("{name}.safetensors"));
     save(&model, &path).expect("save");
     (set, model, path)
@@ -83,7 +96,7 @@ fn toy_net(name: &str) -> (PolicySet, PriorModel, PathBuf) {
 
 #[test]
 fn training_lowers_the_loss_and_the_net_round_trips_through_safetensors() {
-    let set = fixture_set();
+    let set = fixture_set(true);
     let ids: Vec<usize> = (0..set.len()).collect();
     let args = toy_args("lowers", 0);
     let untrained = train(
@@ -113,8 +126,16 @@ fn training_lowers_the_loss_and_the_net_round_trips_through_safetensors() {
 
 #[test]
 fn plain_rust_forward_equals_candle() {
-    let (set, model, path) = toy_net("forward");
+    for tactics in [true, false] {
+        forward_equals_candle(tactics);
+    }
+}
+
+fn forward_equals_candle(tactics: bool) {
+    let (set, model, path) = toy_net_with(&format!("forward-{tactics}"), tactics);
     let net = PriorNet::load(&path).expect("load");
+    assert_eq!(net.shape.tactics, tactics);
+    assert_eq!(model.shape.tactics, tactics);
     let ids: Vec<usize> = (0..set.len()).step_by(7).collect();
     let batch = Batch::new(&set, &ids, &candle_core::Device::Cpu).expect("batch");
     let logits = model
@@ -131,12 +152,31 @@ fn plain_rust_forward_equals_candle() {
         let fast = net.logits(
             &net.position_vector(&net.hidden1(set.features(i)), &q),
             set.move_rows(i),
+            set.tactic_rows(i),
         );
         for (k, f) in fast.iter().enumerate() {
             worst = worst.max((f - logits[r][k]).abs() / (1.0 + f.abs()));
         }
     }
-    assert!(worst < 1e-4, "largest relative logit difference {worst}");
+    assert!(
+        worst < 1e-4,
+        "tactics {tactics}: largest relative logit difference {worst}"
+    );
+}
+
+#[test]
+fn a_net_and_positions_that_disagree_on_tactical_rows_are_refused() {
+    let plain = fixture_set(false);
+    let err = train(&toy_args("disagree", 2), &plain, &PolicySet::default())
+        .err()
+        .expect("a tactics net on plain positions is refused");
+    assert!(err.contains("tactical rows"), "{err}");
+    let with = fixture_set(true);
+    let args = toy_args_with("disagree2", 2, &["--no-tactics"]);
+    let err = train(&args, &with, &PolicySet::default())
+        .err()
+        .expect("a plain net on positions with tactics is refused");
+    assert!(err.contains("--no-tactics"), "{err}");
 }
 
 #[test]
@@ -188,6 +228,13 @@ fn probabilities_cover_the_legal_moves_and_sum_to_one() {
             .iter()
             .all(|&r| (r as usize) < rookery::policy::moves::MOVE_ROWS));
     }
+    let legal = rookery::chess::legal_moves(&board);
+    let tactic = net.tactic_rows(&board, &legal);
+    assert_eq!(tactic.len(), legal.len());
+    assert!(tactic
+        .iter()
+        .all(|&r| (r as usize) >= rookery::policy::moves::MOVE_ROWS
+            && (r as usize) < net.shape.move_rows()));
 }
 
 #[test]

@@ -17,9 +17,9 @@ use crate::policy::{default_prior, PriorNet, PriorQuery};
 use crate::search::Searcher;
 
 /// Name of the embedded combiner.
-pub const DEFAULT_COMBINER_NAME: &str = "human-combiner-v1";
+pub const DEFAULT_COMBINER_NAME: &str = "human-combiner-v2";
 /// The embedded combiner (safetensors).
-pub static DEFAULT_COMBINER: &[u8] = include_bytes!("../../nets/human-combiner-v1.safetensors");
+pub static DEFAULT_COMBINER: &[u8] = include_bytes!("../../nets/human-combiner-v2.safetensors");
 
 static PARSED: Lazy<Combiner> = Lazy::new(|| {
     Combiner::from_bytes(DEFAULT_COMBINER)

@@ -4,7 +4,8 @@
 //! measurement commands, and the self-play policy that MCTS uses as its prior
 //! ([`policy_net`]). Training (candle) lives in `src/train/human/` and
 //! `src/train/policy/`; both sides use the encodings here, so they cannot drift. This
-//! file also owns the embedded default prior, so the binary needs no file beside it.
+//! file also owns the embedded default nets (the human prior and the MCTS policy), so the
+//! binary needs no file beside it.
 
 pub mod moves;
 pub mod network;
@@ -12,15 +13,17 @@ pub mod policy_net;
 pub mod shape;
 pub mod tactics;
 
+use std::sync::Arc;
+
 use once_cell::sync::Lazy;
 
 pub use network::{PriorNet, PriorQuery};
 pub use policy_net::{PolicyNet, PolicyShape};
 
 /// Name of the embedded default human prior.
-pub const DEFAULT_PRIOR_NAME: &str = "human-prior-v2";
+pub const DEFAULT_PRIOR_NAME: &str = "human-prior-v3";
 /// The embedded default human prior (safetensors).
-pub static DEFAULT_PRIOR: &[u8] = include_bytes!("../../nets/human-prior-v2.safetensors");
+pub static DEFAULT_PRIOR: &[u8] = include_bytes!("../../nets/human-prior-v3.safetensors");
 
 static PARSED: Lazy<PriorNet> = Lazy::new(|| {
     PriorNet::from_bytes(DEFAULT_PRIOR)
@@ -30,6 +33,23 @@ static PARSED: Lazy<PriorNet> = Lazy::new(|| {
 /// The embedded prior, parsed on first use (a few milliseconds) and shared after.
 pub fn default_prior() -> &'static PriorNet {
     &PARSED
+}
+
+/// Name of the embedded default self-play policy, the MCTS prior.
+pub const DEFAULT_POLICY_NAME: &str = "policy-sp2";
+/// The embedded default self-play policy (safetensors).
+pub static DEFAULT_POLICY: &[u8] = include_bytes!("../../nets/policy-sp2.safetensors");
+
+static POLICY: Lazy<Arc<PolicyNet>> =
+    Lazy::new(|| {
+        Arc::new(PolicyNet::from_bytes(DEFAULT_POLICY).unwrap_or_else(|e| {
+            panic!("the embedded policy {DEFAULT_POLICY_NAME} is invalid: {e}")
+        }))
+    });
+
+/// The embedded self-play policy, parsed on first use and shared after.
+pub fn default_policy() -> Arc<PolicyNet> {
+    Arc::clone(&POLICY)
 }
 
 #[cfg(test)]
@@ -47,5 +67,17 @@ mod tests {
         assert_eq!(probs.len(), 20);
         let sum: f32 = probs.iter().map(|p| p.1).sum();
         assert!((sum - 1.0).abs() < 1e-4, "probabilities sum to {sum}");
+    }
+
+    #[test]
+    fn the_embedded_policy_parses_with_its_tactical_rows() {
+        let net = super::default_policy();
+        assert!(net.shape.tactics);
+        let board = cozy_chess::Board::default();
+        let moves = crate::chess::legal_moves(&board);
+        let mut logits = Vec::new();
+        net.logits(&board, &moves, &mut logits);
+        assert_eq!(logits.len(), 20);
+        assert!(logits.iter().all(|l| l.is_finite()));
     }
 }

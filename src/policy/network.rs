@@ -1,7 +1,8 @@
 //! The human prior's forward pass in plain Rust (f32, no candle per call): the mover's
 //! sparse features → ReLU(h1) → + rating/time embeddings → ReLU(h2) → a d-wide
 //! position vector, dotted with each legal move's embedding; softmax over the legal
-//! moves only. Equals the trainer's candle graph (`train::human::model`) within float
+//! moves only. A move is three rows of the move table, four when the net has the
+//! tactical block (`super::tactics`; the table's size says which). Equals the trainer's candle graph (`train::human::model`) within float
 //! rounding (tests/human_prior.rs). Weights are read from safetensors; a file that is
 //! not a prior net of a known shape is refused with a message naming what is wrong.
 
@@ -13,6 +14,7 @@ use safetensors::{Dtype, SafeTensors};
 
 use super::moves::{board_features, legal_moves, move_rows, MOVE_ROWS};
 use super::shape::{rating_bucket, PriorShape, INPUTS, RATING_BUCKETS, TIME_BUCKETS};
+use super::tactics::{Threats, TACTIC_ROWS};
 
 /// Names of the net's tensors, with their shapes as functions of the layer widths.
 pub const TENSORS: [&str; 10] = [
@@ -39,7 +41,7 @@ pub fn tensor_shape(name: &str, s: PriorShape) -> Vec<usize> {
         "time.emb" => vec![TIME_BUCKETS, s.h2],
         "l3.weight" => vec![s.h2, s.d],
         "l3.bias" => vec![s.d],
-        _ => vec![MOVE_ROWS, s.d],
+        _ => vec![s.move_rows(), s.d],
     }
 }
 
@@ -100,6 +102,7 @@ impl PriorNet {
             h1: width("l1.weight", 1)?,
             h2: width("l2.weight", 1)?,
             d: width("l3.weight", 1)?,
+            tactics: width("moves.emb", 0)? == MOVE_ROWS + TACTIC_ROWS,
         };
         let mut w = HashMap::new();
         for name in TENSORS {
@@ -154,18 +157,32 @@ impl PriorNet {
         h
     }
 
-    /// One logit per move, each move given by its three embedding rows.
-    pub fn logits(&self, h: &[f32], moves: &[[u16; 3]]) -> Vec<f32> {
+    /// One logit per move, each move given by its three embedding rows and, when the
+    /// net has the tactical block, its tactical row (`tactics[k]` for move `k`).
+    pub fn logits(&self, h: &[f32], moves: &[[u16; 3]], tactics: &[u16]) -> Vec<f32> {
         let d = self.shape.d;
         let table = self.t("moves.emb");
+        let row = |r: u16| dot(h, &table[r as usize * d..(r as usize + 1) * d]);
         moves
             .iter()
-            .map(|rows| {
-                rows.iter()
-                    .map(|&r| dot(h, &table[r as usize * d..(r as usize + 1) * d]))
-                    .sum()
+            .enumerate()
+            .map(|(k, rows)| {
+                let tactic = match self.shape.tactics {
+                    true => row(tactics[k]),
+                    false => 0.0,
+                };
+                rows.iter().map(|&r| row(r)).sum::<f32>() + tactic
             })
             .collect()
+    }
+
+    /// The tactical rows of `moves` when the net reads them, else an empty list.
+    pub fn tactic_rows(&self, board: &Board, moves: &[Move]) -> Vec<u16> {
+        if !self.shape.tactics {
+            return Vec::new();
+        }
+        let threats = Threats::new(board);
+        moves.iter().map(|&m| threats.row(board, m)).collect()
     }
 
     /// The legal moves of `board` with their probabilities (summing to 1), in
@@ -176,7 +193,8 @@ impl PriorNet {
         board_features(board, &mut features);
         let h = self.position_vector(&self.hidden1(&features), q);
         let rows: Vec<[u16; 3]> = moves.iter().map(|&m| move_rows(board, m)).collect();
-        let probs = softmax(&self.logits(&h, &rows));
+        let tactics = self.tactic_rows(board, &moves);
+        let probs = softmax(&self.logits(&h, &rows, &tactics));
         moves.into_iter().zip(probs).collect()
     }
 }

@@ -43,4 +43,19 @@ pub struct PriorShape {
     pub h2: usize,
     /// Position vector dotted with each move's embedding.
     pub d: usize,
+    /// Whether each move also has a tactical row (`policy::tactics`); human-prior-v2
+    /// does not.
+    pub tactics: bool,
+}
+
+impl PriorShape {
+    /// Rows of the move embedding table.
+    pub fn move_rows(&self) -> usize {
+        super::moves::MOVE_ROWS
+            + if self.tactics {
+                super::tactics::TACTIC_ROWS
+            } else {
+                0
+            }
+    }
 }

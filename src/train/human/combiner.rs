@@ -46,12 +46,12 @@ pub struct TrainCombinerArgs {
     /// Prior net (default: the embedded one).
     #[arg(long)]
     pub prior: Option<PathBuf>,
-    #[arg(long, default_value = "nets/human-combiner-v1.safetensors")]
+    #[arg(long, default_value = "nets/human-combiner-v2.safetensors")]
     pub out: PathBuf,
     /// CSV of the losses (epoch, train loss, validation loss, validation top-1).
-    #[arg(long, default_value = "docs/nets/human-combiner-v1.csv")]
+    #[arg(long, default_value = "docs/nets/human-combiner-v2.csv")]
     pub csv: PathBuf,
-    #[arg(long, default_value_t = 40)]
+    #[arg(long, default_value_t = 16)]
     pub epochs: usize,
     #[arg(long, default_value_t = 256)]
     pub batch_size: usize,

@@ -86,14 +86,18 @@ fn default_files() -> Result<Vec<PathBuf>, String> {
 
 /// Prepares the train and validation sets from `games` (Lichess scale only). `keep` in
 /// (0, 1] keeps that share of training games (chosen by a hash of the game index, so
-/// the same share gives the same games); validation is always whole.
+/// the same share gives the same games); validation is always whole. With `tactics`
+/// every move also carries its tactical row (for a net with the tactical block).
 pub fn prepare(
     games: &[HumanGame],
     keep: f64,
+    tactics: bool,
     progress: bool,
 ) -> (PolicySet, PolicySet, PrepareStats) {
     let mut stats = PrepareStats::default();
     let (mut train, mut validation) = (PolicySet::default(), PolicySet::default());
+    train.positions.with_tactics = tactics;
+    validation.positions.with_tactics = tactics;
     let bar = if progress {
         ProgressBar::new(games.len() as u64)
     } else {

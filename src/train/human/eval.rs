@@ -90,13 +90,14 @@ pub fn accuracy(net: &PriorNet, set: &PolicySet, progress: bool) -> Accuracy {
         }
         let h1 = net.hidden1(set.features(i));
         let rows = set.move_rows(i);
+        let tactics = set.tactic_rows(i);
         let target = set.target[i] as usize;
         let q = PriorQuery {
             mover_rating: set.mover_rating[i],
             opponent_rating: set.opponent_rating[i],
             time_bucket: set.time[i] as usize,
         };
-        let logits = net.logits(&net.position_vector(&h1, &q), rows);
+        let logits = net.logits(&net.position_vector(&h1, &q), rows, tactics);
         let rank = rank_of(&logits, target);
         acc.top1.add(rank == 0);
         acc.top3.add(rank < 3);
@@ -116,7 +117,10 @@ pub fn accuracy(net: &PriorNet, set: &PolicySet, progress: bool) -> Accuracy {
                 mover_rating: centre,
                 ..q
             };
-            rank_of(&net.logits(&net.position_vector(&h1, &q), rows), target) == 0
+            rank_of(
+                &net.logits(&net.position_vector(&h1, &q), rows, tactics),
+                target,
+            ) == 0
         });
         for c in 0..BANDS.len() {
             acc.diagonal[b][c].add(hits[c]);

@@ -32,10 +32,10 @@ pub struct TrainHumanArgs {
     /// validation split validates.
     pub files: Vec<PathBuf>,
     /// Where to save the net.
-    #[arg(long, default_value = "nets/human-prior-v2.safetensors")]
+    #[arg(long, default_value = "nets/human-prior-v3.safetensors")]
     pub out: PathBuf,
     /// CSV of the losses (step, epoch, lr, train loss, validation loss).
-    #[arg(long, default_value = "docs/nets/human-prior-v2.csv")]
+    #[arg(long, default_value = "docs/nets/human-prior-v3.csv")]
     pub csv: PathBuf,
     #[arg(long, default_value_t = 4)]
     pub epochs: usize,
@@ -64,6 +64,10 @@ pub struct TrainHumanArgs {
     pub h2: usize,
     #[arg(long, default_value_t = 64)]
     pub d: usize,
+    /// A net without the tactical row per move (`policy::tactics`), as
+    /// human-prior-v2 was.
+    #[arg(long)]
+    pub no_tactics: bool,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Measure this net on the validation split instead of training.
@@ -94,8 +98,13 @@ pub fn run(args: TrainHumanArgs) -> Result<(), String> {
     args.check()?;
     super::keep_freed_memory();
     let started = Instant::now();
+    let evaluated = args.evaluate.as_deref().map(PriorNet::load).transpose()?;
+    let tactics = match &evaluated {
+        Some(net) => net.shape.tactics,
+        None => !args.no_tactics,
+    };
     let games = data::read_games(&args.files)?;
-    let (train_set, validation, stats) = data::prepare(&games, args.keep, !args.quiet);
+    let (train_set, validation, stats) = data::prepare(&games, args.keep, tactics, !args.quiet);
     drop(games);
     eprintln!(
         "{stats:?}: {} training positions, {} validation positions ({:.1} s)",
@@ -103,8 +112,8 @@ pub fn run(args: TrainHumanArgs) -> Result<(), String> {
         validation.len(),
         started.elapsed().as_secs_f64()
     );
-    let net = match &args.evaluate {
-        Some(path) => PriorNet::load(path)?,
+    let net = match evaluated {
+        Some(net) => net,
         None => {
             let model = train(&args, &train_set, &validation)?;
             save(&model, &args.out)?;
@@ -130,10 +139,19 @@ pub fn train(
     validation: &PolicySet,
 ) -> Result<PriorModel, String> {
     args.check()?;
+    if train_set.with_tactics != !args.no_tactics {
+        return Err(format!(
+            "the training positions {} tactical rows but the net {}: prepare them with tactics = {}",
+            if train_set.with_tactics { "carry" } else { "lack" },
+            if args.no_tactics { "has none (--no-tactics)" } else { "reads them" },
+            !args.no_tactics
+        ));
+    }
     let shape = PriorShape {
         h1: args.h1,
         h2: args.h2,
         d: args.d,
+        tactics: !args.no_tactics,
     };
     let settings = LoopSettings {
         seed: args.seed,

@@ -10,8 +10,10 @@ use candle_core::{Device, Result, Tensor, Var, D};
 use rand::rngs::StdRng;
 
 use super::data::PolicySet;
+use crate::policy::moves::MOVE_ROWS;
 use crate::policy::network::{tensor_shape, TENSORS};
 use crate::policy::shape::PriorShape;
+use crate::policy::tactics::TACTIC_ROWS;
 use crate::train::move_net::{tensors, MoveBatch, MoveNetModel};
 
 /// A batch as candle inputs: the moves and the conditioning.
@@ -69,6 +71,10 @@ impl PriorModel {
             h1: tensors::width(map, "l1.weight")?,
             h2: tensors::width(map, "l2.weight")?,
             d: tensors::width(map, "l3.weight")?,
+            tactics: map
+                .get("moves.emb")
+                .map(|t| t.dims().first() == Some(&(MOVE_ROWS + TACTIC_ROWS)))
+                .unwrap_or(false),
         };
         let vars = tensors::vars_from_tensors(map, &TENSORS, |name| tensor_shape(name, shape))?;
         Ok(PriorModel { shape, vars })
