@@ -161,7 +161,7 @@ fn a_value_net_a_human_prior_and_a_truncated_file_are_refused() {
     let value_net = Path::new(env!("CARGO_MANIFEST_DIR")).join("nets/rookery-gen13.safetensors");
     let msg = PolicyNet::load(&value_net).err().unwrap();
     assert!(msg.contains("not a self-play policy net"), "{msg}");
-    let human = Path::new(env!("CARGO_MANIFEST_DIR")).join("nets/human-prior-v2.safetensors");
+    let human = Path::new(env!("CARGO_MANIFEST_DIR")).join("nets/human-prior-v3.safetensors");
     let msg = PolicyNet::load(&human).err().unwrap();
     assert!(msg.contains("not a self-play policy net"), "{msg}");
     let mut rng = StdRng::seed_from_u64(3);
@@ -248,10 +248,20 @@ fn policy_file_over_uci_loads_a_net_and_refuses_a_bad_one() {
             .any(|l| l.starts_with("info string error") && l.contains("keeping the previous")),
         "{lines:?}"
     );
-    e.send("setoption name PolicyFile value <empty>");
+    e.send("setoption name PolicyFile value <hand>");
     let lines = e.sync();
     assert!(
         lines.iter().any(|l| l.contains("hand-written")),
+        "{lines:?}"
+    );
+    let (_, best) = e.go("go nodes 200", WAIT);
+    assert_legal(&board, &best, false);
+    e.send("setoption name PolicyFile value <default>");
+    let lines = e.sync();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("embedded policy net policy-sp2")),
         "{lines:?}"
     );
     let (_, best) = e.go("go nodes 200", WAIT);

@@ -49,8 +49,8 @@ pub struct MctsSelfPlayArgs {
     /// visits; later moves are the most visited.
     #[arg(long, default_value_t = 30)]
     pub temperature_plies: usize,
-    /// MCTS: the prior's policy net (`.safetensors` from `rookery train-policy`); without
-    /// it the hand-written prior.
+    /// MCTS: the prior's policy net (`.safetensors` from `rookery train-policy`), or
+    /// `hand` for the hand-written prior; without it the embedded net.
     #[arg(long)]
     pub policy: Option<PathBuf>,
     /// MCTS: Dirichlet α of the root noise.
@@ -249,8 +249,9 @@ fn open_output(path: &std::path::Path) -> Result<(std::fs::File, u64, u64), Stri
 pub fn run(args: &DatagenArgs) -> Result<Tally, String> {
     args.mcts.check()?;
     let policy = match &args.mcts.policy {
+        Some(path) if path.as_os_str() == "hand" => None,
         Some(path) => Some(Arc::new(PolicyNet::load(path)?)),
-        None => None,
+        None => Some(crate::policy::default_policy()),
     };
     if let Some(net) = &args.net {
         let description = crate::eval::load_eval_file(&net.to_string_lossy())?;

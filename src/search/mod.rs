@@ -168,8 +168,9 @@ pub struct Searcher {
     mode: SearchMode,
     hash_mb: usize,
     mcts: Option<mcts::Mcts>,
-    /// The MCTS prior's policy net (`PolicyFile`; `None`: the hand-written prior), kept
-    /// here so that a tree rebuilt by `Hash` or `SearchMode` gets it again.
+    /// The MCTS prior's policy net (`PolicyFile`, by default the embedded one; `None`:
+    /// the hand-written prior), kept here so that a tree rebuilt by `Hash` or
+    /// `SearchMode` gets it again.
     policy: Option<Arc<crate::policy::PolicyNet>>,
 }
 
@@ -182,7 +183,7 @@ impl Searcher {
             mode: SearchMode::AlphaBeta,
             hash_mb,
             mcts: None,
-            policy: None,
+            policy: Some(crate::policy::default_policy()),
         };
         s.set_threads(threads);
         s

@@ -328,19 +328,21 @@ pub const OPTIONS: &[OptionDecl] = &[
             vars: &["alphabeta", "mcts"],
         },
         help: "`alphabeta`: the principal variation search. `mcts`: Monte-Carlo tree search \
-               (PUCT, hand-written prior, the same value net; docs/mcts.md), whose tree takes \
+               (PUCT, a learnt policy prior, the same value net; docs/mcts.md), whose tree takes \
                the `Hash` memory instead of the table and is kept between moves; `go nodes` \
                counts playouts and `depth` is the mean playout length.",
     },
     OptionDecl {
         id: OptionId::PolicyFile,
         name: "PolicyFile",
-        kind: Kind::Text { default: "<empty>" },
-        help: "MCTS prior: a self-play policy net (`.safetensors` from `rookery train-policy`, \
-               docs/mcts.md) instead of the hand-written prior; `<empty>` restores the \
-               hand-written one. Applies in `SearchMode mcts` and clears the tree. A missing \
-               or malformed file is rejected with an `info string error` and the previous \
-               prior stays.",
+        kind: Kind::Text {
+            default: "<default>",
+        },
+        help: "MCTS prior: `<default>` the embedded self-play policy net (policy-sp2, \
+               docs/policy.md), `<hand>` the hand-written prior, or a policy net's file \
+               (`.safetensors` from `rookery train-policy`). Applies in `SearchMode mcts` and \
+               clears the tree. A missing or malformed file is rejected with an `info string \
+               error` and the previous prior stays.",
     },
 ];
 

@@ -7,6 +7,9 @@ use crate::book::Book;
 use crate::search::strength::FULL_STRENGTH_ELO;
 use crate::search::SearchMode;
 
+/// `PolicyFile`'s value for the hand-written MCTS prior.
+const HAND_WRITTEN_PRIOR: &str = "<hand>";
+
 /// The book's sampling temperature from the `BookTemperature` spin.
 pub(super) fn book_temperature(hundredths: i64) -> f64 {
     hundredths as f64 / options::BOOK_TEMPERATURE_UNITS_PER_ONE
@@ -113,9 +116,19 @@ impl Engine {
         }
     }
 
-    /// `PolicyFile`: the MCTS prior's net, or the hand-written prior for `<empty>`.
+    /// `PolicyFile`: a policy net's file, the embedded net (`<default>`, or empty) or the
+    /// hand-written prior (`<hand>`).
     fn load_policy(&mut self, path: &str) {
         if path.is_empty() || path == options::text_default(OptionId::PolicyFile) {
+            self.searcher()
+                .set_mcts_policy(Some(crate::policy::default_policy()));
+            info_string(&format!(
+                "MCTS prior: embedded policy net {}",
+                crate::policy::DEFAULT_POLICY_NAME
+            ));
+            return;
+        }
+        if path == HAND_WRITTEN_PRIOR {
             self.searcher().set_mcts_policy(None);
             info_string("MCTS prior: hand-written");
             return;
