@@ -9,12 +9,14 @@ docs/calibration.png (nominal vs measured, with error bars) when matplotlib is p
   scripts/calibration_table.py [--results docs/calibration/results.jsonl] [--plot FILE]
   scripts/calibration_table.py --measured 1350    # just that level's measured rating
   scripts/calibration_table.py --fit              # both levels' settings tables
+  scripts/calibration_table.py --fit --binary fee979d3   # only that binary's rows
 
 --fit: the human-level settings measured (rows that record the `model_rating` and
 `temperature` a level played at), as the CALIBRATION table of src/human/levels.rs, and
 the node-limited levels' curve settings measured against Stockfish (rows that record the
 `setting`), as the CALIBRATION table of src/search/strength.rs; both interpolate
-between their rows.
+between their rows. --binary keeps only the rows of one binary (calibrate.sh's tag):
+when the human model changes, its settings' old measurements no longer hold.
 """
 import argparse
 import json
@@ -80,12 +82,14 @@ def levels(rows):
     return out
 
 
-def settings_rows(rows):
+def settings_rows(rows, binary=None):
     """Human-level measurements: (measured, err, model rating, temperature, games, name) of
     every result row that records the model rating it played at (the latest row per
     setting), rated against its opponent's rating."""
     latest = {}
     for r in rows:
+        if binary and r.get("binary") != binary:
+            continue
         if r.get("model_rating") and r.get("games") and r.get("rating2") is not None:
             latest[(r["model_rating"], r.get("temperature", 0.4))] = r
     out = []
@@ -114,7 +118,7 @@ def curve_rows(rows):
     return sorted(out)
 
 
-def print_fit(rows):
+def print_fit(rows, binary=None):
     curve = curve_rows(rows)
     for measured, err, setting, games, name in curve:
         print(f"curve setting {setting}: measured {measured:.0f} ± {err:.0f} ({games} games, {name})")
@@ -124,7 +128,7 @@ def print_fit(rows):
         for measured, _, setting, _, _ in curve:
             print(f"    ({measured:.1f}, {setting:.1f}),")
         print()
-    pts = settings_rows(rows)
+    pts = settings_rows(rows, binary)
     if len(pts) < 2:
         sys.exit("need human levels measured at two or more settings")
     for measured, err, rating, temperature, games, name in pts:
@@ -142,11 +146,12 @@ def main():
     ap.add_argument("--plot", default=os.path.join(ROOT, "docs", "calibration.png"))
     ap.add_argument("--measured", type=int, help="print only this level's measured rating")
     ap.add_argument("--fit", action="store_true", help="fit the levels' mappings")
+    ap.add_argument("--binary", help="--fit: only the human-level rows of this binary")
     args = ap.parse_args()
     rows = load(args.results)
     table = levels(rows)
     if args.fit:
-        print_fit(rows)
+        print_fit(rows, args.binary)
         return
     if args.measured is not None:
         if args.measured not in table:

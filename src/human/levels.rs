@@ -22,17 +22,18 @@ pub const HUMAN_MIN_ELO: i32 = 600;
 /// The strongest human level; above it the node-limited levels play.
 pub const HUMAN_MAX_ELO: i32 = 1400;
 /// Measured strength → (model rating, temperature), ascending; each row is one
-/// 100-game calibration match (docs/calibration/results.jsonl, docs/strength.md).
+/// 100-game calibration match of the embedded human model (human-prior-v3 and
+/// human-combiner-v2; docs/calibration/results.jsonl, binary fee979d3, docs/strength.md;
+/// `scripts/calibration_table.py --fit --binary fee979d3` prints them).
 /// Temperature (see [`sharpen`]): at 1 a level draws as often as the players do and
 /// matches their move ~27–35 % of the time; at 0.4 it matches it 36–45 % (validation
 /// positions, `rookery train-combiner --evaluate`), close to the model's most likely move
 /// while still varying its play, so every level from ~1100 up keeps 0.4.
-pub const CALIBRATION: [(f64, f64, f32); 5] = [
-    (613.0, 600.0, 1.0),
-    (776.0, 700.0, 0.7),
-    (1091.0, 800.0, 0.4),
-    (1255.0, 1100.0, 0.4),
-    (1374.0, 1350.0, 0.4),
+pub const CALIBRATION: [(f64, f64, f32); 4] = [
+    (525.0, 600.0, 1.0),
+    (833.0, 708.0, 0.68),
+    (1048.0, 816.0, 0.4),
+    (1343.0, 1300.0, 0.4),
 ];
 /// Ratings the model is asked about (the prior's table and the data's range).
 const MODEL_RATING_RANGE: (f64, f64) = (600.0, TOP_RATING as f64);
