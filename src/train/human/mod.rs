@@ -139,12 +139,13 @@ pub fn train(
     validation: &PolicySet,
 ) -> Result<PriorModel, String> {
     args.check()?;
-    if train_set.with_tactics != !args.no_tactics {
+    let net_reads_tactics = !args.no_tactics;
+    if train_set.with_tactics != net_reads_tactics {
         return Err(format!(
             "the training positions {} tactical rows but the net {}: prepare them with tactics = {}",
             if train_set.with_tactics { "carry" } else { "lack" },
             if args.no_tactics { "has none (--no-tactics)" } else { "reads them" },
-            !args.no_tactics
+            net_reads_tactics
         ));
     }
     let shape = PriorShape {
