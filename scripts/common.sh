@@ -11,6 +11,16 @@ embedded_prior() {
   sed -n 's/^pub const DEFAULT_PRIOR_NAME: &str = "\(.*\)";/\1/p' src/policy/mod.rs
 }
 
+# The name of the human model's combiner compiled into the binary (src/human/model.rs).
+embedded_combiner() {
+  sed -n 's/^pub const DEFAULT_COMBINER_NAME: &str = "\(.*\)";/\1/p' src/human/model.rs
+}
+
+# The name of the MCTS policy net compiled into the binary (src/policy/mod.rs).
+embedded_policy() {
+  sed -n 's/^pub const DEFAULT_POLICY_NAME: &str = "\(.*\)";/\1/p' src/policy/mod.rs
+}
+
 # Sets VAL_ARGS to `--val-data FILE…`, the fixed validation set (the manifest's
 # data/validation/ files, which no net trains on), or to nothing when there is none.
 validation_args() {
