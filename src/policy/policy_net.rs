@@ -164,18 +164,35 @@ impl PolicyNet {
         sum
     }
 
-    /// One logit per move of `moves` (legal moves of `board`) into `out`.
-    pub fn logits(&self, board: &Board, moves: &[Move], out: &mut Vec<f32>) {
+    /// What scoring the moves of `board` one at a time needs: its position vector and
+    /// (for a net with tactical rows) its threats. Alpha-beta's move ordering scores only
+    /// the quiet moves a node generates, so it prepares once and asks per move.
+    pub fn prepare(&self, board: &Board) -> PreparedPosition {
         let mut features = Vec::with_capacity(40);
         board_features(board, &mut features);
         let mut position = Vec::with_capacity(self.shape.d);
         self.position_vector(&features, &mut position);
+        PreparedPosition {
+            position,
+            threats: self.shape.tactics.then(|| Threats::new(board)),
+        }
+    }
+
+    /// The logit of `mv`, a legal move of the `board` that `prepared` was made from.
+    pub fn prepared_logit(&self, prepared: &PreparedPosition, board: &Board, mv: Move) -> f32 {
+        let tactic = prepared.threats.as_ref().map_or(0, |t| t.row(board, mv));
+        self.move_logit(&prepared.position, move_rows(board, mv), tactic)
+    }
+
+    /// One logit per move of `moves` (legal moves of `board`) into `out`.
+    pub fn logits(&self, board: &Board, moves: &[Move], out: &mut Vec<f32>) {
+        let prepared = self.prepare(board);
         out.clear();
-        let threats = self.shape.tactics.then(|| Threats::new(board));
-        out.extend(moves.iter().map(|&m| {
-            let tactic = threats.as_ref().map_or(0, |t| t.row(board, m));
-            self.move_logit(&position, move_rows(board, m), tactic)
-        }));
+        out.extend(
+            moves
+                .iter()
+                .map(|&m| self.prepared_logit(&prepared, board, m)),
+        );
     }
 
     /// The legal moves of `board` with their probabilities (summing to 1), in
@@ -187,6 +204,12 @@ impl PolicyNet {
         softmax_in_place(&mut p, 1.0);
         moves.into_iter().zip(p).collect()
     }
+}
+
+/// A position ready for its moves' logits ([`PolicyNet::prepare`]).
+pub struct PreparedPosition {
+    position: Vec<f32>,
+    threats: Option<Threats>,
 }
 
 /// Logits to probabilities in place, at `temperature` (max-subtracted, so large logits

@@ -326,6 +326,7 @@ impl Searcher {
             tb: alphabeta::TablebaseLimits::new(&options.tablebases),
             tb_hits: AtomicU64::new(tbhits),
             root_tb,
+            policy: self.policy.as_deref(),
         };
         let mut histories = self.histories.iter_mut();
         let main_history = histories.next().expect("at least one thread");

@@ -109,6 +109,12 @@ tunables! {
     /// at PV nodes).
     LMR_UNREDUCED_MOVES: usize = 1, 0..=4, c_end 1, r_end 0.002;
 
+    /// Policy move ordering: shallowest node whose quiet moves the move policy helps
+    /// order (64: never; issue 57 item 3 measures it).
+    POLICY_ORDER_MIN_DEPTH: i32 = 64, 2..=64, c_end 1, r_end 0.002;
+    /// Policy move ordering: history points per unit of the policy's logit.
+    POLICY_ORDER_SCALE: i32 = 4096, 256..=16384, c_end 256, r_end 0.002;
+
     /// Internal iterative reduction: nodes without a TT move at this depth search one ply less.
     IIR_MIN_DEPTH: i32 = 4, 2..=8, c_end 1, r_end 0.002;
 

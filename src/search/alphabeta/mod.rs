@@ -61,6 +61,9 @@ pub struct Shared<'a> {
     /// The tables' result for the root (fifty-move rule applied as the options say),
     /// when the root is in them.
     pub root_tb: Option<Wdl>,
+    /// The move policy that helps order quiet moves at deep nodes (`PolicyFile`; none
+    /// with the hand-written prior).
+    pub policy: Option<&'a crate::policy::PolicyNet>,
 }
 
 /// When the search probes the tables, fixed for one search.

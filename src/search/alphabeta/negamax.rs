@@ -165,8 +165,14 @@ impl SearchThread<'_> {
         let mut captures_tried: StackList<(usize, usize, Piece), MAX_MOVES> = StackList::new();
         let mut skip_quiets = false;
         let check_info = CheckInfo::new(board);
+        let policy = self
+            .shared
+            .policy
+            .filter(|_| depth >= POLICY_ORDER_MIN_DEPTH());
 
-        while let Some(scored) = picker.next_move(&OrderingContext::at(self.history, ply, conts)) {
+        while let Some(scored) =
+            picker.next_move(&OrderingContext::at(self.history, ply, conts, policy))
+        {
             let mv = scored.mv;
             if Some(mv) == excluded {
                 continue;

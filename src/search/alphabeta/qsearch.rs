@@ -53,6 +53,7 @@ impl SearchThread<'_> {
                 history: self.history,
                 killers: [None, None],
                 conts: [None, None],
+                policy: None,
             };
             let Some(scored) = picker.next_move(&ctx) else {
                 break;

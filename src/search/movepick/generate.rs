@@ -11,7 +11,7 @@ use super::{
     MovePicker, OrderingContext, ScoredMove, COUNTER, KILLER_1, KILLER_2, UNDER_PROMOTION,
 };
 use crate::search::history::piece_index;
-use crate::search::params::{LVA_ATTACKER_DIVISOR, MVV_VICTIM_FACTOR};
+use crate::search::params::{LVA_ATTACKER_DIVISOR, MVV_VICTIM_FACTOR, POLICY_ORDER_SCALE};
 use crate::search::see::piece_value;
 
 /// The squares where a pawn promotes (either colour).
@@ -212,6 +212,14 @@ impl MovePicker<'_> {
         // The moves not scored by history (or skipped: the TT move). Most pieces have none
         // of them, and only their moves are compared with these.
         let special = [tt_move, ctx.killers[0], ctx.killers[1], counter];
+        // The policy's opinion, where the node is deep enough to pay for it: each quiet's
+        // logit, scaled, joins its history score.
+        let policy = ctx.policy.map(|net| (net, net.prepare(board)));
+        let policy_bonus = |mv: Move| {
+            policy.as_ref().map_or(0, |(net, prepared)| {
+                (net.prepared_logit(prepared, board, mv) * POLICY_ORDER_SCALE() as f32) as i32
+            })
+        };
         let moves = &mut self.moves;
         for pm in self.piece_moves.iter() {
             let from = pm.from;
@@ -251,7 +259,7 @@ impl MovePicker<'_> {
                     promotion: None,
                 };
                 let score = if !compare {
-                    rows.score(to)
+                    rows.score(to) + policy_bonus(mv)
                 } else if Some(mv) == tt_move {
                     continue;
                 } else if Some(mv) == ctx.killers[0] {
@@ -261,7 +269,7 @@ impl MovePicker<'_> {
                 } else if Some(mv) == counter {
                     COUNTER
                 } else {
-                    rows.score(to)
+                    rows.score(to) + policy_bonus(mv)
                 };
                 moves.push(ScoredMove {
                     mv,

@@ -22,6 +22,7 @@ use super::history::{ContKey, History};
 use super::movelist::{StackList, MAX_MOVES};
 use super::see::see_ge;
 use crate::chess::CheckInfo;
+use crate::policy::PolicyNet;
 pub use generate::captured_piece;
 use generate::is_noisy;
 
@@ -97,15 +98,24 @@ pub struct OrderingContext<'a> {
     pub history: &'a History,
     pub killers: [Option<Move>; 2],
     pub conts: [ContKey; 2],
+    /// The move policy whose logits join the quiet moves' history scores (deep nodes
+    /// only: one evaluation costs as much as a few nodes).
+    pub policy: Option<&'a PolicyNet>,
 }
 
 impl<'h> OrderingContext<'h> {
     /// The ordering context of a main-search node at `ply`.
-    pub fn at(history: &'h History, ply: usize, conts: [ContKey; 2]) -> Self {
+    pub fn at(
+        history: &'h History,
+        ply: usize,
+        conts: [ContKey; 2],
+        policy: Option<&'h PolicyNet>,
+    ) -> Self {
         OrderingContext {
             history,
             killers: history.killers[ply],
             conts,
+            policy,
         }
     }
 }

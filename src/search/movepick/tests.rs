@@ -23,6 +23,7 @@ fn handed_out(board: &Board, tt: Option<Move>, noisy_only: bool) -> Vec<ScoredMo
         history: &history,
         killers: [None, None],
         conts: [None, None],
+        policy: None,
     };
     let mut picker = MovePicker::new(board, tt, noisy_only);
     std::iter::from_fn(|| picker.next_move(&ctx)).collect()
@@ -184,6 +185,7 @@ fn skip_quiets_keeps_checks_castling_and_order() {
         history: &history,
         killers: [None, None],
         conts: [None, None],
+        policy: None,
     };
     let (mut checked_some, mut kept_quiet_check) = (false, false);
     for fen in fens {
@@ -270,5 +272,41 @@ fn sorted_rest_matches_repeated_selection() {
         sort_descending_stable(&mut sorted);
         let sorted: Vec<Move> = sorted.iter().map(|m| m.mv).collect();
         assert_eq!(sorted, selected);
+    }
+}
+
+#[test]
+fn with_the_policy_every_move_comes_once_and_fresh_quiets_follow_its_logits() {
+    let net = crate::policy::default_policy();
+    let history = History::default();
+    let ctx = OrderingContext {
+        history: &history,
+        killers: [None, None],
+        conts: [None, None],
+        policy: Some(&net),
+    };
+    for fen in FENS {
+        let board: Board = fen.parse().unwrap();
+        let mut picker = MovePicker::new(&board, None, false);
+        let out: Vec<ScoredMove> = std::iter::from_fn(|| picker.next_move(&ctx)).collect();
+        let got: HashSet<Move> = out.iter().map(|s| s.mv).collect();
+        assert_eq!(out.len(), got.len(), "{fen}: a move twice");
+        assert_eq!(got, legal(&board).into_iter().collect(), "{fen}");
+        // With an empty history a quiet's score is its scaled logit alone, so the quiet
+        // stage hands them out by the policy's preference.
+        let prepared = net.prepare(&board);
+        let logits: Vec<f32> = out
+            .iter()
+            .filter(|s| s.captured.is_none() && s.mv.promotion.is_none())
+            .map(|s| net.prepared_logit(&prepared, &board, s.mv))
+            .collect();
+        assert!(!logits.is_empty(), "{fen}: no quiet move");
+        let scale = crate::search::params::POLICY_ORDER_SCALE() as f32;
+        for pair in logits.windows(2) {
+            assert!(
+                pair[0] + 1.0 / scale >= pair[1],
+                "{fen}: quiets out of the policy's order {pair:?}"
+            );
+        }
     }
 }
