@@ -50,9 +50,18 @@ fn replies_from_the_book_at_once_with_the_opening_name() {
         .expect("book info line");
     let best = lines.last().unwrap();
     let mv = best.split_whitespace().nth(1).unwrap();
+    // The book samples its moves by weight, so any of the start position's entries
+    // (rare ones such as b2b4 included) is a right answer.
+    let start = cozy_chess::Board::default();
+    let book_moves: Vec<String> = rookery::book::default_book()
+        .probe(&start)
+        .iter()
+        .map(|b| b.mv.to_string())
+        .collect();
+    assert!(book_moves.len() >= 4, "start position book: {book_moves:?}");
     assert!(
-        ["e2e4", "d2d4", "c2c4", "g1f3"].contains(&mv),
-        "unexpected book move {mv}"
+        book_moves.iter().any(|b| b == mv),
+        "{mv} is not among the book moves {book_moves:?}"
     );
     assert!(
         info.contains(mv) && info.contains('('),
