@@ -178,6 +178,7 @@ fn training_on_visits_lowers_the_visit_target_loss() {
         hidden: 32,
         d: 16,
         no_tactics: false,
+        threat_inputs: false,
         seed: 1,
         evaluate: None,
         baseline: false,

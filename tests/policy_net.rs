@@ -20,7 +20,7 @@ use rookery::policy::{PolicyNet, PolicyShape};
 use rookery::search::{SearchLimits, SearchMode, SearchOptions, Searcher, Silent};
 use rookery::train::policy::data::{prepare, PositionSet, Sampling};
 use rookery::train::policy::model::{Batch, PolicyModel};
-use rookery::train::policy::{run, save, TrainPolicyArgs};
+use rookery::train::policy::{run, save, PolicyReport, TrainPolicyArgs};
 
 use common::Engine;
 use uci_support::assert_legal;
@@ -43,12 +43,13 @@ fn tmp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-fn fixture_sets() -> (PositionSet, PositionSet) {
+fn fixture_sets(threat_inputs: bool) -> (PositionSet, PositionSet) {
     let sampling = Sampling {
         positions: 1.0,
         validation_games: 0.2,
         max_train: 0,
         seed: 1,
+        threat_inputs,
     };
     let (train, validation, stats) = prepare(&[fixture()], &sampling).expect("fixture reads");
     assert_eq!(stats.games, 60);
@@ -57,35 +58,44 @@ fn fixture_sets() -> (PositionSet, PositionSet) {
     (train, validation)
 }
 
-/// A tiny net trained on the fixture through the subcommand; returns its path.
-fn trained_toy_net(name: &str) -> PathBuf {
+/// A tiny net trained on the fixture through the subcommand (`extra` arguments added);
+/// returns its path.
+fn trained_toy_net(name: &str, extra: &[&str]) -> PathBuf {
+    trained_toy_net_and_report(name, extra).0
+}
+
+fn trained_toy_net_and_report(name: &str, extra: &[&str]) -> (PathBuf, PolicyReport) {
     let out = tmp(&format!("{name}.safetensors"));
     let csv = tmp(&format!("{name}.csv"));
     let fixture = fixture();
-    let args = Wrap::parse_from([
-        "x",
-        fixture.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--csv",
-        csv.to_str().unwrap(),
-        "--hidden",
-        "32",
-        "--d",
-        "8",
-        "--batch-size",
-        "256",
-        "--epochs",
-        "2",
-        "--curve-every",
-        "5",
-        "--validation-games",
-        "0.2",
-        "--sample",
-        "1",
-        "--baseline",
-        "--quiet",
-    ])
+    let args = Wrap::parse_from(
+        [
+            "x",
+            fixture.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--csv",
+            csv.to_str().unwrap(),
+            "--hidden",
+            "32",
+            "--d",
+            "8",
+            "--batch-size",
+            "256",
+            "--epochs",
+            "2",
+            "--curve-every",
+            "5",
+            "--validation-games",
+            "0.2",
+            "--sample",
+            "1",
+            "--baseline",
+            "--quiet",
+        ]
+        .into_iter()
+        .chain(extra.iter().copied()),
+    )
     .args;
     let report = run(args).expect("train-policy runs");
     assert!(report.train_positions > 1000);
@@ -95,19 +105,20 @@ fn trained_toy_net(name: &str) -> PathBuf {
     let curve = std::fs::read_to_string(&csv).expect("loss CSV written");
     assert!(curve.starts_with("step,epoch,lr,train_loss,validation_loss"));
     assert!(curve.lines().count() > 2, "{curve}");
-    out
+    (out, report)
 }
 
 #[test]
 fn train_policy_runs_end_to_end_and_writes_a_loadable_net() {
-    let path = trained_toy_net("end-to-end");
+    let path = trained_toy_net("end-to-end", &[]);
     let net = PolicyNet::load(&path).expect("the saved net loads");
     assert_eq!(
         net.shape,
         PolicyShape {
             hidden: 32,
             d: 8,
-            tactics: true
+            tactics: true,
+            threat_inputs: false,
         }
     );
     let board = parse_fen(rookery::chess::STARTPOS_FEN).unwrap();
@@ -118,18 +129,60 @@ fn train_policy_runs_end_to_end_and_writes_a_loadable_net() {
 }
 
 #[test]
+fn a_net_with_threat_inputs_trains_and_is_measured_with_its_own_inputs() {
+    let (path, report) = trained_toy_net_and_report("threats", &["--threat-inputs"]);
+    let net = PolicyNet::load(&path).expect("the saved net loads");
+    assert!(net.shape.threat_inputs && net.shape.tactics);
+    // `--evaluate` reads the net's kind from the file and builds matching inputs (the
+    // flag is only for fresh nets): the validation figures equal the ones the training
+    // run reported for the same net.
+    let fixture = fixture();
+    let evaluate = |extra: &[&str]| {
+        let args = Wrap::parse_from(
+            [
+                "x",
+                fixture.to_str().unwrap(),
+                "--evaluate",
+                path.to_str().unwrap(),
+            ]
+            .into_iter()
+            .chain(["--validation-games", "0.2", "--sample", "1", "--quiet"])
+            .chain(extra.iter().copied()),
+        )
+        .args;
+        run(args).expect("evaluation runs").validation
+    };
+    let measured = evaluate(&[]);
+    assert_eq!(measured.positions, report.validation.positions);
+    assert_eq!(measured.top1, report.validation.top1);
+    assert_eq!(
+        measured.cross_entropy_sum,
+        report.validation.cross_entropy_sum
+    );
+    assert!(measured.top3_share() > 0.15, "{measured:?}");
+}
+
+#[test]
 fn the_plain_rust_pass_equals_candle_after_a_safetensors_round_trip() {
-    let (train, _) = fixture_sets();
+    for threat_inputs in [false, true] {
+        plain_rust_equals_candle(threat_inputs);
+    }
+}
+
+fn plain_rust_equals_candle(threat_inputs: bool) {
+    let (train, _) = fixture_sets(threat_inputs);
     let mut rng = StdRng::seed_from_u64(7);
     let shape = PolicyShape {
         hidden: 24,
         d: 12,
         tactics: true,
+        threat_inputs,
     };
     let model = PolicyModel::new(shape, &mut rng, &Device::Cpu).unwrap();
-    let path = tmp("random.safetensors");
+    let path = tmp(&format!("random-threats-{threat_inputs}.safetensors"));
     save(&model, &path).unwrap();
     let net = PolicyNet::load(&path).unwrap();
+    assert_eq!(net.shape, shape, "the file tells the kind of net");
     let ids: Vec<usize> = (0..train.len()).step_by(train.len() / 64).collect();
     let batch = Batch::new(&train, &ids, &Device::Cpu).unwrap();
     let candle = model.logits(&batch).unwrap().to_vec2::<f32>().unwrap();
@@ -170,6 +223,7 @@ fn a_value_net_a_human_prior_and_a_truncated_file_are_refused() {
             hidden: 8,
             d: 4,
             tactics: true,
+            threat_inputs: false,
         },
         &mut rng,
         &Device::Cpu,
@@ -186,7 +240,7 @@ fn a_value_net_a_human_prior_and_a_truncated_file_are_refused() {
 
 #[test]
 fn mcts_with_the_net_prior_plays_legal_moves() {
-    let net = Arc::new(PolicyNet::load(&trained_toy_net("mcts")).unwrap());
+    let net = Arc::new(PolicyNet::load(&trained_toy_net("mcts", &[])).unwrap());
     let mut searcher = Searcher::new(16, 1);
     searcher.set_mcts_policy(Some(Arc::clone(&net)));
     // Chosen before the mode: the tree made on entering MCTS mode gets it.
@@ -222,7 +276,7 @@ fn mcts_with_the_net_prior_plays_legal_moves() {
 
 #[test]
 fn policy_file_over_uci_loads_a_net_and_refuses_a_bad_one() {
-    let path = trained_toy_net("uci");
+    let path = trained_toy_net("uci", &[]);
     let mut e = Engine::ready();
     e.send("setoption name SearchMode value mcts");
     e.send(&format!(

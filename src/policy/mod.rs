@@ -12,6 +12,7 @@ pub mod network;
 pub mod policy_net;
 pub mod shape;
 pub mod tactics;
+pub mod threat_features;
 
 use std::sync::Arc;
 

@@ -18,6 +18,7 @@ use super::moves::{board_features, legal_moves, move_rows, MOVE_ROWS};
 use super::network::f32_tensor;
 use super::shape::INPUTS;
 use super::tactics::{Threats, TACTIC_ROWS};
+use super::threat_features::{board_features_with_threats, THREAT_INPUTS};
 
 /// Names of the net's tensors.
 pub const TENSORS: [&str; 5] = [
@@ -38,6 +39,9 @@ pub struct PolicyShape {
     /// Whether each move also has a tactical row ([`super::tactics`]); the first nets
     /// (policy-sp1, policy-mz1, policy-mz2) do not.
     pub tactics: bool,
+    /// Whether the board inputs carry threat variants ([`super::threat_features`]); nets
+    /// before policy-sp4 do not.
+    pub threat_inputs: bool,
 }
 
 impl PolicyShape {
@@ -45,12 +49,31 @@ impl PolicyShape {
     pub fn move_rows(&self) -> usize {
         MOVE_ROWS + if self.tactics { TACTIC_ROWS } else { 0 }
     }
+
+    /// Rows of the first layer: the board inputs this net reads.
+    pub fn inputs(&self) -> usize {
+        if self.threat_inputs {
+            THREAT_INPUTS
+        } else {
+            INPUTS
+        }
+    }
+
+    /// The mover's active board inputs of `board` for a net of this shape, appended to
+    /// `out`.
+    pub fn board_features(&self, board: &Board, out: &mut Vec<u16>) {
+        if self.threat_inputs {
+            board_features_with_threats(board, out);
+        } else {
+            board_features(board, out);
+        }
+    }
 }
 
 /// Expected shape of tensor `name` (one of [`TENSORS`]) for widths `s`.
 pub fn tensor_shape(name: &str, s: PolicyShape) -> Vec<usize> {
     match name {
-        "policy.l1.weight" => vec![INPUTS, s.hidden],
+        "policy.l1.weight" => vec![s.inputs(), s.hidden],
         "policy.l1.bias" => vec![s.hidden],
         "policy.l2.weight" => vec![s.hidden, s.d],
         "policy.l2.bias" => vec![s.d],
@@ -99,6 +122,12 @@ impl PolicyNet {
                 )),
             }
         };
+        let l1_rows = st
+            .tensor("policy.l1.weight")
+            .map_err(|_| "no tensor 'policy.l1.weight': not a self-play policy net".to_string())?
+            .shape()
+            .first()
+            .copied();
         let table_rows = st
             .tensor("policy.moves")
             .map_err(|_| "no tensor 'policy.moves': not a self-play policy net".to_string())?
@@ -109,6 +138,7 @@ impl PolicyNet {
             hidden: width("policy.l1.weight")?,
             d: width("policy.l2.weight")?,
             tactics: table_rows == Some(MOVE_ROWS + TACTIC_ROWS),
+            threat_inputs: l1_rows == Some(THREAT_INPUTS),
         };
         let get = |name: &str| read_f32(&st, name, &tensor_shape(name, shape));
         Ok(PolicyNet {
@@ -127,7 +157,7 @@ impl PolicyNet {
         let mut hidden = self.l1_bias.clone();
         for &f in features {
             let f = f as usize;
-            if f < INPUTS {
+            if f < self.shape.inputs() {
                 let row = &self.l1_weight[f * h..(f + 1) * h];
                 hidden.iter_mut().zip(row).for_each(|(a, w)| *a += w);
             }
@@ -169,7 +199,7 @@ impl PolicyNet {
     /// the quiet moves a node generates, so it prepares once and asks per move.
     pub fn prepare(&self, board: &Board) -> PreparedPosition {
         let mut features = Vec::with_capacity(40);
-        board_features(board, &mut features);
+        self.shape.board_features(board, &mut features);
         let mut position = Vec::with_capacity(self.shape.d);
         self.position_vector(&features, &mut position);
         PreparedPosition {
@@ -263,6 +293,7 @@ mod tests {
         hidden: 16,
         d: 8,
         tactics: false,
+        threat_inputs: false,
     };
 
     #[test]
@@ -273,11 +304,16 @@ mod tests {
                 tactics: true,
                 ..SMALL
             },
+            PolicyShape {
+                tactics: true,
+                threat_inputs: true,
+                ..SMALL
+            },
         ] {
             let net = PolicyNet::from_bytes(&toy_net_bytes(shape)).unwrap();
             assert_eq!(
                 net.shape, shape,
-                "the table's rows tell whether it has tactics"
+                "the first layer's and the table's rows tell the kind of net"
             );
             probabilities_sum_to_one(&net);
         }

@@ -5,14 +5,13 @@ use candle_core::{Device, Result, Tensor};
 
 use super::positions::MovePositions;
 use crate::policy::moves::MOVE_ROWS;
-use crate::policy::shape::INPUTS;
 
 /// Logit of a padded (non-existent) move slot.
 const MASKED: f32 = -1e9;
 
 /// A batch as candle inputs.
 pub struct MoveBatch {
-    /// Dense inputs `[batch, INPUTS]` (a dense product beats candle's gathers here).
+    /// Dense inputs `[batch, inputs]` (a dense product beats candle's gathers here).
     pub x: Tensor,
     /// For each move slot, the row of its position in the batch.
     pub slot_pos: Tensor,
@@ -29,18 +28,19 @@ impl MoveBatch {
     /// Builds the batch of positions `ids` of `set`.
     pub fn new(set: &MovePositions, ids: &[usize], dev: &Device) -> Result<MoveBatch> {
         let b = ids.len();
+        let inputs = set.inputs();
         let slots = ids
             .iter()
             .map(|&i| set.move_rows(i).len())
             .max()
             .unwrap_or(1);
-        let mut x = vec![0f32; b * INPUTS];
+        let mut x = vec![0f32; b * inputs];
         let mut move_ids: [Vec<u32>; 3] = std::array::from_fn(|_| vec![0u32; b * slots]);
         let mut tactic_ids = vec![0u32; if set.with_tactics { b * slots } else { 0 }];
         let mut mask = vec![MASKED; b * slots];
         for (r, &i) in ids.iter().enumerate() {
             for &f in set.features(i) {
-                x[r * INPUTS + f as usize] = 1.0;
+                x[r * inputs + f as usize] = 1.0;
             }
             for (k, rows) in set.move_rows(i).iter().enumerate() {
                 for (j, &row) in rows.iter().enumerate() {
@@ -56,7 +56,7 @@ impl MoveBatch {
         let slot_pos: Vec<u32> = (0..b * slots).map(|s| (s / slots) as u32).collect();
         let target: Vec<u32> = ids.iter().map(|&i| set.target[i] as u32).collect();
         Ok(MoveBatch {
-            x: Tensor::from_vec(x, (b, INPUTS), dev)?,
+            x: Tensor::from_vec(x, (b, inputs), dev)?,
             slot_pos: Tensor::from_vec(slot_pos, b * slots, dev)?,
             move_ids: [
                 Tensor::from_vec(ft, b * slots, dev)?,

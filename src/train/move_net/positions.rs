@@ -6,7 +6,9 @@
 use cozy_chess::Board;
 
 use crate::policy::moves::{board_features, legal_moves, move_rows};
+use crate::policy::shape::INPUTS;
 use crate::policy::tactics::Threats;
+use crate::policy::threat_features::{board_features_with_threats, THREAT_INPUTS};
 
 /// Positions in flat arrays; position `i`'s features are
 /// `feats[feat_at[i]..feat_at[i + 1]]`, its moves likewise.
@@ -19,6 +21,9 @@ pub struct MovePositions {
     /// `with_tactics` was set before the first push (a policy with tactics reads them).
     pub tactics: Vec<u16>,
     pub with_tactics: bool,
+    /// Whether the features are the threat variants (`policy::threat_features`), set
+    /// before the first push.
+    pub threat_inputs: bool,
     pub move_at: Vec<u32>,
     /// Index of the target move among the position's legal moves (cozy-chess order):
     /// the move played, or for visit data the most visited one.
@@ -32,6 +37,15 @@ impl MovePositions {
 
     pub fn is_empty(&self) -> bool {
         self.target.is_empty()
+    }
+
+    /// Width of the board inputs the features index.
+    pub fn inputs(&self) -> usize {
+        if self.threat_inputs {
+            THREAT_INPUTS
+        } else {
+            INPUTS
+        }
     }
 
     pub fn features(&self, i: usize) -> &[u16] {
@@ -64,7 +78,11 @@ impl MovePositions {
             self.feat_at.push(0);
             self.move_at.push(0);
         }
-        board_features(board, &mut self.feats);
+        if self.threat_inputs {
+            board_features_with_threats(board, &mut self.feats);
+        } else {
+            board_features(board, &mut self.feats);
+        }
         self.feat_at.push(self.feats.len() as u32);
         self.moves
             .extend(legal.iter().map(|&m| move_rows(board, m)));

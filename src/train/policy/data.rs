@@ -34,10 +34,12 @@ impl Deref for PositionSet {
 }
 
 impl PositionSet {
-    /// An empty set whose positions carry the tactical rows of their moves.
-    pub fn new() -> PositionSet {
+    /// An empty set whose positions carry the tactical rows of their moves, and the
+    /// threat variants of the board inputs when `threat_inputs`.
+    pub fn new(threat_inputs: bool) -> PositionSet {
         let mut set = PositionSet::default();
         set.positions.with_tactics = true;
+        set.positions.threat_inputs = threat_inputs;
         set
     }
 
@@ -95,6 +97,8 @@ pub struct Sampling {
     pub max_train: usize,
     /// Mixed into the hashes that choose positions and games.
     pub seed: u64,
+    /// Board inputs with threat variants (for a net that reads them).
+    pub threat_inputs: bool,
 }
 
 /// What was read, for the run's log.
@@ -205,7 +209,10 @@ pub fn prepare(
     sampling: &Sampling,
 ) -> Result<(PositionSet, PositionSet, PrepareStats), String> {
     let mut stats = PrepareStats::default();
-    let (mut train, mut validation) = (PositionSet::new(), PositionSet::new());
+    let (mut train, mut validation) = (
+        PositionSet::new(sampling.threat_inputs),
+        PositionSet::new(sampling.threat_inputs),
+    );
     let mut game_number = 0u64;
     for path in files {
         stats.files += 1;
@@ -239,7 +246,10 @@ pub fn prepare_visits(
     played_weight: f32,
 ) -> Result<(PositionSet, PositionSet, PrepareStats), String> {
     let mut stats = PrepareStats::default();
-    let (mut train, mut validation) = (PositionSet::new(), PositionSet::new());
+    let (mut train, mut validation) = (
+        PositionSet::new(sampling.threat_inputs),
+        PositionSet::new(sampling.threat_inputs),
+    );
     let mut game_number = 0u64;
     for path in files {
         stats.files += 1;

@@ -75,6 +75,11 @@ pub struct TrainPolicyArgs {
     /// nets were.
     #[arg(long)]
     pub no_tactics: bool,
+    /// A fresh net whose board inputs say which pieces are attacked and defended
+    /// (`policy::threat_features`); a net given by `--init` or `--evaluate` brings its
+    /// own kind.
+    #[arg(long)]
+    pub threat_inputs: bool,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Measure this net on the validation split instead of training.
@@ -135,13 +140,23 @@ impl TrainPolicyArgs {
         Ok(())
     }
 
-    fn sampling(&self) -> Sampling {
-        Sampling {
+    /// Whether the net trained or measured reads threat inputs: the kind of the
+    /// `--evaluate` or `--init` net, else `--threat-inputs`.
+    fn reads_threats(&self) -> Result<bool, String> {
+        match self.evaluate.as_ref().or(self.init.as_ref()) {
+            Some(path) => Ok(PolicyNet::load(path)?.shape.threat_inputs),
+            None => Ok(self.threat_inputs),
+        }
+    }
+
+    fn sampling(&self) -> Result<Sampling, String> {
+        Ok(Sampling {
             positions: self.sample,
             validation_games: self.validation_games,
             max_train: self.max_positions,
             seed: self.seed,
-        }
+            threat_inputs: self.reads_threats()?,
+        })
     }
 }
 
@@ -236,7 +251,7 @@ const TRAIN_FIT_POSITIONS: usize = 8192;
 fn run_visits(args: &TrainPolicyArgs) -> Result<PolicyReport, String> {
     let started = Instant::now();
     let (train_set, validation, stats) =
-        data::prepare_visits(&args.visits, &args.sampling(), args.played_weight as f32)?;
+        data::prepare_visits(&args.visits, &args.sampling()?, args.played_weight as f32)?;
     if !args.quiet {
         eprintln!(
             "{stats:?}: {} training positions, {} validation positions ({:.1} s)",
@@ -310,6 +325,7 @@ fn initial_model(args: &TrainPolicyArgs, rng: &mut StdRng) -> Result<PolicyModel
                 hidden: args.hidden,
                 d: args.d,
                 tactics: !args.no_tactics,
+                threat_inputs: args.threat_inputs,
             };
             PolicyModel::new(shape, rng, &Device::Cpu).map_err(ce)
         }
@@ -329,7 +345,7 @@ pub fn run(args: TrainPolicyArgs) -> Result<PolicyReport, String> {
     } else {
         args.files.clone()
     };
-    let (train_set, validation, stats) = data::prepare(&files, &args.sampling())?;
+    let (train_set, validation, stats) = data::prepare(&files, &args.sampling()?)?;
     if !args.quiet {
         eprintln!(
             "{stats:?}: {} training positions, {} validation positions ({:.1} s)",
@@ -353,7 +369,7 @@ pub fn run(args: TrainPolicyArgs) -> Result<PolicyReport, String> {
     let ns = eval::ns_per_evaluation(&net, &board, if args.quiet { 100 } else { 20_000 });
     println!("{}", agreement.render());
     if args.baseline {
-        let boards = data::validation_boards(&files, &args.sampling())?;
+        let boards = data::validation_boards(&files, &args.sampling()?)?;
         let hand = eval::prior_agreement(&crate::search::mcts::prior::HandWritten, &boards);
         println!("hand-written prior, {}", hand.render());
     }

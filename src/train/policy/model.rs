@@ -12,6 +12,7 @@ use rand::rngs::StdRng;
 use super::data::PositionSet;
 use crate::policy::moves::MOVE_ROWS;
 use crate::policy::policy_net::{tensor_shape, PolicyShape, TENSORS};
+use crate::policy::threat_features::THREAT_INPUTS;
 use crate::train::move_net::{tensors, MoveBatch, MoveNetModel};
 
 /// A batch as candle inputs.
@@ -73,6 +74,10 @@ impl PolicyModel {
                 .get("policy.moves")
                 .and_then(|t| t.dim(0).ok())
                 .is_some_and(|rows| rows > MOVE_ROWS),
+            threat_inputs: map
+                .get("policy.l1.weight")
+                .and_then(|t| t.dim(0).ok())
+                .is_some_and(|rows| rows == THREAT_INPUTS),
         };
         let vars = tensors::vars_from_tensors(map, &TENSORS, |name| tensor_shape(name, shape))?;
         Ok(PolicyModel { shape, vars })
