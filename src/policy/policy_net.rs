@@ -122,18 +122,15 @@ impl PolicyNet {
                 )),
             }
         };
-        let l1_rows = st
-            .tensor("policy.l1.weight")
-            .map_err(|_| "no tensor 'policy.l1.weight': not a self-play policy net".to_string())?
-            .shape()
-            .first()
-            .copied();
-        let table_rows = st
-            .tensor("policy.moves")
-            .map_err(|_| "no tensor 'policy.moves': not a self-play policy net".to_string())?
-            .shape()
-            .first()
-            .copied();
+        // The kind of net shows in the row counts: threat inputs in the first layer's,
+        // tactical rows in the move table's.
+        let rows = |name: &str| -> Result<Option<usize>, String> {
+            let t = st
+                .tensor(name)
+                .map_err(|_| format!("no tensor '{name}': not a self-play policy net"))?;
+            Ok(t.shape().first().copied())
+        };
+        let (l1_rows, table_rows) = (rows("policy.l1.weight")?, rows("policy.moves")?);
         let shape = PolicyShape {
             hidden: width("policy.l1.weight")?,
             d: width("policy.l2.weight")?,

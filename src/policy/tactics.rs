@@ -39,7 +39,8 @@ pub struct Threats {
     checks: CheckInfo,
 }
 
-fn attacks(board: &Board, color: Color, piece: Piece) -> impl Iterator<Item = BitBoard> + '_ {
+/// The attack sets of `color`'s pieces of kind `piece`, one per piece.
+pub fn attacks(board: &Board, color: Color, piece: Piece) -> impl Iterator<Item = BitBoard> + '_ {
     let occupied = board.occupied();
     board
         .colored_pieces(color, piece)

@@ -9,11 +9,9 @@
 //! their index there), then three blocks of 768 for attacked only, defended only, and
 //! attacked and defended.
 
-use cozy_chess::{
-    get_bishop_moves, get_king_moves, get_knight_moves, get_pawn_attacks, get_rook_moves, BitBoard,
-    Board, Color, Piece,
-};
+use cozy_chess::{BitBoard, Board, Color, Piece};
 
+use super::tactics::attacks;
 use crate::eval::features::{aux_bits, piece_index, STM};
 use crate::eval::shape::INPUTS;
 
@@ -24,21 +22,10 @@ pub const THREAT_INPUTS: usize = INPUTS + 3 * PIECE_SQUARES;
 
 /// Every square a piece of `color` attacks.
 pub fn attacked_by(board: &Board, color: Color) -> BitBoard {
-    let occupied = board.occupied();
-    let mut all = BitBoard::EMPTY;
-    for piece in Piece::ALL {
-        for sq in board.colored_pieces(color, piece) {
-            all |= match piece {
-                Piece::Pawn => get_pawn_attacks(sq, color),
-                Piece::Knight => get_knight_moves(sq),
-                Piece::Bishop => get_bishop_moves(sq, occupied),
-                Piece::Rook => get_rook_moves(sq, occupied),
-                Piece::Queen => get_bishop_moves(sq, occupied) | get_rook_moves(sq, occupied),
-                Piece::King => get_king_moves(sq),
-            };
-        }
-    }
-    all
+    Piece::ALL
+        .into_iter()
+        .flat_map(|piece| attacks(board, color, piece))
+        .fold(BitBoard::EMPTY, |all, a| all | a)
 }
 
 /// The mover's active inputs with threat variants, appended to `out`: one per piece,
