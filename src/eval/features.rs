@@ -162,6 +162,12 @@ fn active_unmirrored(board: &Board, persp: Color, out: &mut Vec<u16>) {
             }
         }
     }
+    aux_features(board, persp, out);
+}
+
+/// The active features of `persp` past the pieces (side to move, castling, en passant),
+/// appended to `out`.
+pub fn aux_features(board: &Board, persp: Color, out: &mut Vec<u16>) {
     if board.side_to_move() == persp {
         out.push(STM as u16);
     }

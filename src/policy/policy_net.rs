@@ -14,11 +14,10 @@ use std::path::Path;
 use cozy_chess::{Board, Move};
 use safetensors::SafeTensors;
 
-use super::moves::{board_features, legal_moves, move_rows, MOVE_ROWS};
+use super::moves::{legal_moves, move_rows, MOVE_ROWS};
 use super::network::f32_tensor;
-use super::shape::INPUTS;
 use super::tactics::{Threats, TACTIC_ROWS};
-use super::threat_features::{board_features_with_threats, THREAT_INPUTS};
+use super::threat_features::{board_inputs, input_count, THREAT_INPUTS};
 
 /// Names of the net's tensors.
 pub const TENSORS: [&str; 5] = [
@@ -52,21 +51,13 @@ impl PolicyShape {
 
     /// Rows of the first layer: the board inputs this net reads.
     pub fn inputs(&self) -> usize {
-        if self.threat_inputs {
-            THREAT_INPUTS
-        } else {
-            INPUTS
-        }
+        input_count(self.threat_inputs)
     }
 
     /// The mover's active board inputs of `board` for a net of this shape, appended to
     /// `out`.
     pub fn board_features(&self, board: &Board, out: &mut Vec<u16>) {
-        if self.threat_inputs {
-            board_features_with_threats(board, out);
-        } else {
-            board_features(board, out);
-        }
+        board_inputs(board, self.threat_inputs, out);
     }
 }
 
@@ -150,11 +141,11 @@ impl PolicyNet {
 
     /// The position vector of the mover's active `features` into `out`.
     pub fn position_vector(&self, features: &[u16], out: &mut Vec<f32>) {
-        let h = self.shape.hidden;
+        let (h, inputs) = (self.shape.hidden, self.shape.inputs());
         let mut hidden = self.l1_bias.clone();
         for &f in features {
             let f = f as usize;
-            if f < self.shape.inputs() {
+            if f < inputs {
                 let row = &self.l1_weight[f * h..(f + 1) * h];
                 hidden.iter_mut().zip(row).for_each(|(a, w)| *a += w);
             }

@@ -12,13 +12,32 @@
 use cozy_chess::{BitBoard, Board, Color, Piece};
 
 use super::tactics::attacks;
-use crate::eval::features::{aux_bits, piece_index, STM};
+use crate::eval::features::{aux_features, piece_index};
 use crate::eval::shape::INPUTS;
 
 /// Piece-square features per variant.
 const PIECE_SQUARES: usize = 768;
 /// Inputs of a net that reads threat features.
 pub const THREAT_INPUTS: usize = INPUTS + 3 * PIECE_SQUARES;
+
+/// Width of the board inputs: with threat variants or the plain ones.
+pub fn input_count(threat_inputs: bool) -> usize {
+    if threat_inputs {
+        THREAT_INPUTS
+    } else {
+        INPUTS
+    }
+}
+
+/// The mover's active board inputs, with threat variants or the plain ones
+/// (`moves::board_features`), appended to `out`.
+pub fn board_inputs(board: &Board, threat_inputs: bool, out: &mut Vec<u16>) {
+    if threat_inputs {
+        board_features_with_threats(board, out);
+    } else {
+        super::moves::board_features(board, out);
+    }
+}
 
 /// Every square a piece of `color` attacks.
 pub fn attacked_by(board: &Board, color: Color) -> BitBoard {
@@ -33,16 +52,13 @@ pub fn attacked_by(board: &Board, color: Color) -> BitBoard {
 /// clock left out).
 pub fn board_features_with_threats(board: &Board, out: &mut Vec<u16>) {
     let stm = board.side_to_move();
-    let by_colour = |c: Color| if c == Color::White { 0 } else { 1 };
-    let attacks = {
-        let mut a = [BitBoard::EMPTY; 2];
-        a[by_colour(Color::White)] = attacked_by(board, Color::White);
-        a[by_colour(Color::Black)] = attacked_by(board, Color::Black);
-        a
-    };
-    for color in [Color::White, Color::Black] {
-        let defenders = attacks[by_colour(color)];
-        let attackers = attacks[by_colour(!color)];
+    let (white, black) = (
+        attacked_by(board, Color::White),
+        attacked_by(board, Color::Black),
+    );
+    for (color, defenders, attackers) in
+        [(Color::White, white, black), (Color::Black, black, white)]
+    {
         for piece in Piece::ALL {
             for sq in board.colored_pieces(color, piece) {
                 let base = piece_index(stm, color, piece, sq);
@@ -55,13 +71,7 @@ pub fn board_features_with_threats(board: &Board, out: &mut Vec<u16>) {
             }
         }
     }
-    out.push(STM as u16);
-    let bits = aux_bits(board, stm);
-    for i in 0..13 {
-        if bits & (1 << i) != 0 {
-            out.push((STM + i) as u16);
-        }
-    }
+    aux_features(board, stm, out);
 }
 
 #[cfg(test)]

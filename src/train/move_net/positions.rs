@@ -5,10 +5,9 @@
 
 use cozy_chess::Board;
 
-use crate::policy::moves::{board_features, legal_moves, move_rows};
-use crate::policy::shape::INPUTS;
+use crate::policy::moves::{legal_moves, move_rows};
 use crate::policy::tactics::Threats;
-use crate::policy::threat_features::{board_features_with_threats, THREAT_INPUTS};
+use crate::policy::threat_features::{board_inputs, input_count};
 
 /// Positions in flat arrays; position `i`'s features are
 /// `feats[feat_at[i]..feat_at[i + 1]]`, its moves likewise.
@@ -41,11 +40,7 @@ impl MovePositions {
 
     /// Width of the board inputs the features index.
     pub fn inputs(&self) -> usize {
-        if self.threat_inputs {
-            THREAT_INPUTS
-        } else {
-            INPUTS
-        }
+        input_count(self.threat_inputs)
     }
 
     pub fn features(&self, i: usize) -> &[u16] {
@@ -78,11 +73,7 @@ impl MovePositions {
             self.feat_at.push(0);
             self.move_at.push(0);
         }
-        if self.threat_inputs {
-            board_features_with_threats(board, &mut self.feats);
-        } else {
-            board_features(board, &mut self.feats);
-        }
+        board_inputs(board, self.threat_inputs, &mut self.feats);
         self.feat_at.push(self.feats.len() as u32);
         self.moves
             .extend(legal.iter().map(|&m| move_rows(board, m)));
