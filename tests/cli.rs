@@ -87,3 +87,42 @@ fn bench_ends_with_the_signature_line_openbench_reads_in_both_forms() {
         assert_eq!(nodes, Ok(rookery::bench::SIGNATURE), "{args:?}: {last}");
     }
 }
+
+/// `bench --policy [FILE]` times the embedded MCTS prior or a policy file; a value net
+/// given as a policy is refused with a message, not timed.
+#[test]
+fn bench_policy_times_the_embedded_policy_or_a_file() {
+    use std::process::Command;
+    let bench = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_rookery"))
+            .args(["bench", "--policy"])
+            .args(extra)
+            .output()
+            .expect("rookery runs")
+    };
+    let sp4 = concat!(env!("CARGO_MANIFEST_DIR"), "/nets/policy-sp4.safetensors");
+    for (extra, name) in [(vec![], "policy-sp2"), (vec![sp4], "threat inputs")] {
+        let output = bench(&extra);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{extra:?}: {stdout}");
+        assert!(stdout.lines().next().unwrap().contains(name), "{stdout}");
+        for label in ["position vector:", "all legal moves' logits:", "+ softmax"] {
+            // "<label>   1234 ns CPU  (1250 ns wall)": the number before the first "ns".
+            let words: Vec<&str> = stdout
+                .lines()
+                .find(|l| l.starts_with(label))
+                .map_or(vec![], |l| l.split_whitespace().collect());
+            let ns: Option<f64> = words
+                .iter()
+                .position(|w| *w == "ns")
+                .and_then(|i| words.get(i.wrapping_sub(1)))
+                .and_then(|n| n.parse().ok());
+            assert!(ns.is_some_and(|ns| ns > 0.0), "{label} in {stdout}");
+        }
+    }
+    let value_net = concat!(env!("CARGO_MANIFEST_DIR"), "/nets/rookery-v1.safetensors");
+    let output = bench(&[value_net]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("not a self-play policy net"), "{stderr}");
+}

@@ -68,7 +68,7 @@ fn thread_cpu_ns() -> Option<u64> {
 }
 
 /// Times `f` (which does `n` evaluations): (wall ns/eval, CPU ns/eval if known).
-fn time_it(n: f64, mut f: impl FnMut()) -> (f64, Option<f64>) {
+pub(super) fn time_it(n: f64, mut f: impl FnMut()) -> (f64, Option<f64>) {
     let cpu0 = thread_cpu_ns();
     let t = Instant::now();
     f();
@@ -80,7 +80,7 @@ fn time_it(n: f64, mut f: impl FnMut()) -> (f64, Option<f64>) {
     (wall, cpu)
 }
 
-fn show(label: &str, (wall, cpu): (f64, Option<f64>)) {
+pub(super) fn show(label: &str, (wall, cpu): (f64, Option<f64>)) {
     match cpu {
         Some(c) => println!("{label:<28} {c:>9.0} ns CPU  ({wall:.0} ns wall)"),
         None => println!("{label:<28} {wall:>9.0} ns wall"),

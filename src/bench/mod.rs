@@ -2,9 +2,10 @@
 //! Its node count is the engine's signature (it changes only when search behaviour
 //! changes); its nps is the speed figure we quote. The last line is
 //! `<nodes> nodes <nps> nps`, the format OpenBench reads. `bench --eval` times the
-//! evaluation kernels instead ([`eval`]).
+//! evaluation kernels instead ([`eval`]), `bench --policy` a policy net ([`policy`]).
 
 pub mod eval;
+pub mod policy;
 
 use std::time::Instant;
 
@@ -39,8 +40,13 @@ pub struct BenchArgs {
     /// kernel version the CPU runs, the head's stages, and candle's forward pass.
     #[arg(long, conflicts_with_all = ["depth", "hash", "threads"])]
     pub eval: bool,
-    /// Seed of the random playouts `--eval` times.
-    #[arg(long, default_value_t = 1, requires = "eval")]
+    /// Time a self-play policy net instead of searching (the embedded MCTS prior, or
+    /// this file): ns per position for its position vector, its legal moves' logits and
+    /// the softmax over them.
+    #[arg(long, num_args = 0..=1, value_name = "FILE", conflicts_with_all = ["depth", "hash", "threads", "eval", "net"])]
+    pub policy: Option<Option<String>>,
+    /// Seed of the random playouts `--eval` and `--policy` time.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
 
@@ -136,6 +142,9 @@ pub fn run(depth: i32, hash_mb: usize, threads: usize) -> (u64, u64) {
 pub fn run_cli(args: &BenchArgs) -> Result<(), String> {
     if args.eval {
         return eval::run(args.net.as_deref(), args.seed);
+    }
+    if let Some(file) = &args.policy {
+        return policy::run(file.as_deref(), args.seed);
     }
     if let Some(net) = &args.net {
         let description = crate::eval::load_eval_file(net)?;

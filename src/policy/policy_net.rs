@@ -18,6 +18,7 @@ use super::moves::{legal_moves, move_rows, MOVE_ROWS};
 use super::network::f32_tensor;
 use super::tactics::{Threats, TACTIC_ROWS};
 use super::threat_features::{board_inputs, input_count, THREAT_INPUTS};
+use crate::eval::simd::with_avx2;
 
 /// Names of the net's tensors.
 pub const TENSORS: [&str; 5] = [
@@ -141,6 +142,14 @@ impl PolicyNet {
 
     /// The position vector of the mover's active `features` into `out`.
     pub fn position_vector(&self, features: &[u16], out: &mut Vec<f32>) {
+        with_avx2(
+            #[inline(always)]
+            || self.position_vector_inline(features, out),
+        )
+    }
+
+    #[inline(always)]
+    fn position_vector_inline(&self, features: &[u16], out: &mut Vec<f32>) {
         let (h, inputs) = (self.shape.hidden, self.shape.inputs());
         let mut hidden = self.l1_bias.clone();
         for &f in features {
@@ -165,21 +174,23 @@ impl PolicyNet {
     /// The logit of a move given by its three embedding rows and its tactical row (not
     /// read by a net without tactics).
     pub fn move_logit(&self, position: &[f32], rows: [u16; 3], tactic: u16) -> f32 {
+        with_avx2(
+            #[inline(always)]
+            || self.move_logit_inline(position, rows, tactic),
+        )
+    }
+
+    #[inline(always)]
+    fn move_logit_inline(&self, position: &[f32], rows: [u16; 3], tactic: u16) -> f32 {
         let d = self.shape.d;
         let row = |r: u16| &self.moves[r as usize * d..(r as usize + 1) * d];
         let [a, b, c] = rows.map(row);
-        let mut sum = 0.0;
-        if self.shape.tactics {
-            let t = row(tactic);
-            for k in 0..d {
-                sum += position[k] * (a[k] + b[k] + c[k] + t[k]);
-            }
+        let t = if self.shape.tactics {
+            row(tactic)
         } else {
-            for k in 0..d {
-                sum += position[k] * (a[k] + b[k] + c[k]);
-            }
-        }
-        sum
+            &ZEROS[..0]
+        };
+        lane_dot(&position[..d], a, b, c, t)
     }
 
     /// What scoring the moves of `board` one at a time needs: its position vector and
@@ -204,13 +215,23 @@ impl PolicyNet {
 
     /// One logit per move of `moves` (legal moves of `board`) into `out`.
     pub fn logits(&self, board: &Board, moves: &[Move], out: &mut Vec<f32>) {
-        let prepared = self.prepare(board);
-        out.clear();
-        out.extend(
-            moves
-                .iter()
-                .map(|&m| self.prepared_logit(&prepared, board, m)),
-        );
+        with_avx2(
+            #[inline(always)]
+            || {
+                let mut features = Vec::with_capacity(40);
+                self.shape.board_features(board, &mut features);
+                let mut position = Vec::with_capacity(self.shape.d);
+                self.position_vector_inline(&features, &mut position);
+                let threats = self.shape.tactics.then(|| Threats::new(board));
+                out.clear();
+                // A plain loop, not `extend`: the iterator's code would not be inlined here
+                // and so would miss the AVX2 copy.
+                for &mv in moves {
+                    let tactic = threats.as_ref().map_or(0, |t| t.row(board, mv));
+                    out.push(self.move_logit_inline(&position, move_rows(board, mv), tactic));
+                }
+            },
+        )
     }
 
     /// The legal moves of `board` with their probabilities (summing to 1), in
@@ -224,10 +245,63 @@ impl PolicyNet {
     }
 }
 
+/// Lanes of [`lane_dot`]'s partial sums: one AVX2 register of f32.
+const LANES: usize = 8;
+/// The empty tactical row of a net without tactics.
+const ZEROS: [f32; 0] = [];
+
+/// `Σ_k position[k] · (a[k] + b[k] + c[k] + t[k])` (`t` empty: left out), summed in
+/// [`LANES`] independent partial sums: one running sum is a chain of dependent float
+/// additions that cannot be vectorised. All slices are `position`'s length (`t` or empty).
+#[inline(always)]
+fn lane_dot(position: &[f32], a: &[f32], b: &[f32], c: &[f32], t: &[f32]) -> f32 {
+    let d = position.len();
+    let (a, b, c) = (&a[..d], &b[..d], &c[..d]);
+    let mut lanes = [0f32; LANES];
+    let (p8, rest) = position.as_chunks::<LANES>();
+    let whole = d - rest.len();
+    let (a8, b8, c8) = (
+        a.as_chunks::<LANES>().0,
+        b.as_chunks::<LANES>().0,
+        c.as_chunks::<LANES>().0,
+    );
+    if t.is_empty() {
+        for (((p, a), b), c) in p8.iter().zip(a8).zip(b8).zip(c8) {
+            for l in 0..LANES {
+                lanes[l] += p[l] * (a[l] + b[l] + c[l]);
+            }
+        }
+    } else {
+        for ((((p, a), b), c), t) in p8
+            .iter()
+            .zip(a8)
+            .zip(b8)
+            .zip(c8)
+            .zip(t[..d].as_chunks::<LANES>().0)
+        {
+            for l in 0..LANES {
+                lanes[l] += p[l] * (a[l] + b[l] + c[l] + t[l]);
+            }
+        }
+    }
+    for k in whole..d {
+        let t = if t.is_empty() { 0.0 } else { t[k] };
+        lanes[0] += position[k] * (a[k] + b[k] + c[k] + t);
+    }
+    lanes.iter().sum()
+}
+
 /// A position ready for its moves' logits ([`PolicyNet::prepare`]).
 pub struct PreparedPosition {
     position: Vec<f32>,
     threats: Option<Threats>,
+}
+
+impl PreparedPosition {
+    /// The position vector that each move's embedding is dotted with.
+    pub fn position(&self) -> &[f32] {
+        &self.position
+    }
 }
 
 /// Logits to probabilities in place, at `temperature` (max-subtracted, so large logits

@@ -12,6 +12,7 @@ use candle_core::{CpuStorage, CustomOp2, Layout, Shape, Storage, Tensor};
 
 use crate::eval::features::{HMC, MAX_ACTIVE};
 use crate::eval::shape::INPUTS;
+use crate::eval::simd::with_avx2;
 
 /// Padding entry in [`SparseBatch::idx`].
 pub const PAD: u16 = u16::MAX;
@@ -158,23 +159,6 @@ fn backward_rows(
     }
 }
 
-/// Runs `f` from a copy compiled with AVX2 when the CPU has it (the loops above are
-/// `inline(always)`, so they are compiled into that copy): the same float operations in
-/// the same order (no FMA contraction), so the result does not depend on the machine.
-#[inline(always)]
-fn with_avx2(f: impl FnOnce()) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        #[target_feature(enable = "avx2")]
-        unsafe fn avx2(f: impl FnOnce()) {
-            f()
-        }
-        // SAFETY: the CPU has AVX2.
-        return unsafe { avx2(f) };
-    }
-    f()
-}
-
 impl CustomOp2 for SparseFtCrelu {
     fn name(&self) -> &'static str {
         "rookery-sparse-ft-crelu"
@@ -209,7 +193,12 @@ impl CustomOp2 for SparseFtCrelu {
         std::thread::scope(|s| {
             for (c, chunk) in out.chunks_mut(per * 2 * h).enumerate() {
                 let wt = &wt;
-                s.spawn(move || with_avx2(|| forward_rows(self, chunk, c * per, wt, bias)));
+                s.spawn(move || {
+                    with_avx2(
+                        #[inline(always)]
+                        || forward_rows(self, chunk, c * per, wt, bias),
+                    )
+                });
             }
         });
         Ok((CpuStorage::F32(out), Shape::from((n, 2 * h))))
@@ -245,7 +234,10 @@ impl CustomOp2 for SparseFtCrelu {
                     s.spawn(move || {
                         let mut gw = vec![0f32; (INPUTS + 1) * h];
                         let rows = c * per..((c + 1) * per).min(n);
-                        with_avx2(|| backward_rows(self, rows, y, g, &mut gw));
+                        with_avx2(
+                            #[inline(always)]
+                            || backward_rows(self, rows, y, g, &mut gw),
+                        );
                         gw
                     })
                 })
