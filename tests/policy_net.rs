@@ -315,7 +315,7 @@ fn policy_file_over_uci_loads_a_net_and_refuses_a_bad_one() {
     assert!(
         lines
             .iter()
-            .any(|l| l.contains("embedded policy net policy-sp2")),
+            .any(|l| l.contains("embedded policy net policy-sp4-mz1")),
         "{lines:?}"
     );
     let (_, best) = e.go("go nodes 200", WAIT);

@@ -37,9 +37,9 @@ pub fn default_prior() -> &'static PriorNet {
 }
 
 /// Name of the embedded default self-play policy, the MCTS prior.
-pub const DEFAULT_POLICY_NAME: &str = "policy-sp2";
+pub const DEFAULT_POLICY_NAME: &str = "policy-sp4-mz1";
 /// The embedded default self-play policy (safetensors).
-pub static DEFAULT_POLICY: &[u8] = include_bytes!("../../nets/policy-sp2.safetensors");
+pub static DEFAULT_POLICY: &[u8] = include_bytes!("../../nets/policy-sp4-mz1.safetensors");
 
 static POLICY: Lazy<Arc<PolicyNet>> =
     Lazy::new(|| {

@@ -338,7 +338,7 @@ pub const OPTIONS: &[OptionDecl] = &[
         kind: Kind::Text {
             default: "<default>",
         },
-        help: "MCTS prior: `<default>` the embedded self-play policy net (policy-sp2, \
+        help: "MCTS prior: `<default>` the embedded self-play policy net (policy-sp4-mz1, \
                docs/policy.md), `<hand>` the hand-written prior, or a policy net's file \
                (`.safetensors` from `rookery train-policy`). Applies in `SearchMode mcts` and \
                clears the tree. A missing or malformed file is rejected with an `info string \
