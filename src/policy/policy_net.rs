@@ -185,11 +185,7 @@ impl PolicyNet {
         let d = self.shape.d;
         let row = |r: u16| &self.moves[r as usize * d..(r as usize + 1) * d];
         let [a, b, c] = rows.map(row);
-        let t = if self.shape.tactics {
-            row(tactic)
-        } else {
-            &ZEROS[..0]
-        };
+        let t: &[f32] = if self.shape.tactics { row(tactic) } else { &[] };
         lane_dot(&position[..d], a, b, c, t)
     }
 
@@ -197,10 +193,18 @@ impl PolicyNet {
     /// (for a net with tactical rows) its threats. Alpha-beta's move ordering scores only
     /// the quiet moves a node generates, so it prepares once and asks per move.
     pub fn prepare(&self, board: &Board) -> PreparedPosition {
+        with_avx2(
+            #[inline(always)]
+            || self.prepare_inline(board),
+        )
+    }
+
+    #[inline(always)]
+    fn prepare_inline(&self, board: &Board) -> PreparedPosition {
         let mut features = Vec::with_capacity(40);
         self.shape.board_features(board, &mut features);
         let mut position = Vec::with_capacity(self.shape.d);
-        self.position_vector(&features, &mut position);
+        self.position_vector_inline(&features, &mut position);
         PreparedPosition {
             position,
             threats: self.shape.tactics.then(|| Threats::new(board)),
@@ -209,8 +213,16 @@ impl PolicyNet {
 
     /// The logit of `mv`, a legal move of the `board` that `prepared` was made from.
     pub fn prepared_logit(&self, prepared: &PreparedPosition, board: &Board, mv: Move) -> f32 {
+        with_avx2(
+            #[inline(always)]
+            || self.prepared_logit_inline(prepared, board, mv),
+        )
+    }
+
+    #[inline(always)]
+    fn prepared_logit_inline(&self, prepared: &PreparedPosition, board: &Board, mv: Move) -> f32 {
         let tactic = prepared.threats.as_ref().map_or(0, |t| t.row(board, mv));
-        self.move_logit(&prepared.position, move_rows(board, mv), tactic)
+        self.move_logit_inline(&prepared.position, move_rows(board, mv), tactic)
     }
 
     /// One logit per move of `moves` (legal moves of `board`) into `out`.
@@ -218,17 +230,12 @@ impl PolicyNet {
         with_avx2(
             #[inline(always)]
             || {
-                let mut features = Vec::with_capacity(40);
-                self.shape.board_features(board, &mut features);
-                let mut position = Vec::with_capacity(self.shape.d);
-                self.position_vector_inline(&features, &mut position);
-                let threats = self.shape.tactics.then(|| Threats::new(board));
+                let prepared = self.prepare_inline(board);
                 out.clear();
                 // A plain loop, not `extend`: the iterator's code would not be inlined here
                 // and so would miss the AVX2 copy.
                 for &mv in moves {
-                    let tactic = threats.as_ref().map_or(0, |t| t.row(board, mv));
-                    out.push(self.move_logit_inline(&position, move_rows(board, mv), tactic));
+                    out.push(self.prepared_logit_inline(&prepared, board, mv));
                 }
             },
         )
@@ -247,8 +254,6 @@ impl PolicyNet {
 
 /// Lanes of [`lane_dot`]'s partial sums: one AVX2 register of f32.
 const LANES: usize = 8;
-/// The empty tactical row of a net without tactics.
-const ZEROS: [f32; 0] = [];
 
 /// `Σ_k position[k] · (a[k] + b[k] + c[k] + t[k])` (`t` empty: left out), summed in
 /// [`LANES`] independent partial sums: one running sum is a chain of dependent float
