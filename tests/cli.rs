@@ -101,7 +101,10 @@ fn bench_policy_times_the_embedded_policy_or_a_file() {
             .expect("rookery runs")
     };
     let sp4 = concat!(env!("CARGO_MANIFEST_DIR"), "/nets/policy-sp4.safetensors");
-    for (extra, name) in [(vec![], "policy-sp4-mz1"), (vec![sp4], "policy-sp4.safetensors")] {
+    for (extra, name) in [
+        (vec![], "policy-sp4-mz1"),
+        (vec![sp4], "policy-sp4.safetensors"),
+    ] {
         let output = bench(&extra);
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(output.status.success(), "{extra:?}: {stdout}");
