@@ -38,15 +38,15 @@ pub struct BenchArgs {
     pub net: Option<String>,
     /// Time the evaluation instead of searching: ns per push+evaluate+pop with every
     /// kernel version the CPU runs, the head's stages, and candle's forward pass.
-    #[arg(long, conflicts_with_all = ["depth", "hash", "threads"])]
+    #[arg(long, group = "timing", conflicts_with_all = ["depth", "hash", "threads"])]
     pub eval: bool,
     /// Time a self-play policy net instead of searching (the embedded MCTS prior, or
     /// this file): ns per position for its position vector, its legal moves' logits and
     /// the softmax over them.
-    #[arg(long, num_args = 0..=1, value_name = "FILE", conflicts_with_all = ["depth", "hash", "threads", "eval", "net"])]
+    #[arg(long, group = "timing", num_args = 0..=1, value_name = "FILE", conflicts_with_all = ["depth", "hash", "threads", "net"])]
     pub policy: Option<Option<String>>,
     /// Seed of the random playouts `--eval` and `--policy` time.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, requires = "timing")]
     pub seed: u64,
 }
 
