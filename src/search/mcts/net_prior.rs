@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use cozy_chess::{Board, Move};
 
-use super::params::NET_PRIOR_TEMPERATURE;
+use super::params::MCTS_PRIOR_TEMPERATURE;
 use super::prior::{HandWritten, Prior};
 use crate::policy::policy_net::softmax_in_place;
 use crate::policy::PolicyNet;
@@ -16,14 +16,25 @@ use crate::policy::PolicyNet;
 pub struct NetPrior {
     net: Arc<PolicyNet>,
     /// Above 1 flattens the net's distribution (more exploration), below 1 sharpens it.
-    temperature: f32,
+    /// `None`: the search's `MCTS_PRIOR_TEMPERATURE`, read at each call (a tuning build
+    /// may change it between games).
+    temperature: Option<f32>,
 }
 
 impl NetPrior {
+    /// The prior at a fixed temperature (tools and experiments).
     pub fn new(net: Arc<PolicyNet>, temperature: f32) -> NetPrior {
         NetPrior {
             net,
-            temperature: temperature.max(1e-3),
+            temperature: Some(temperature),
+        }
+    }
+
+    /// The prior at the search's temperature (`MCTS_PRIOR_TEMPERATURE`).
+    pub fn searching(net: Arc<PolicyNet>) -> NetPrior {
+        NetPrior {
+            net,
+            temperature: None,
         }
     }
 }
@@ -31,14 +42,15 @@ impl NetPrior {
 impl Prior for NetPrior {
     fn priors(&self, board: &Board, moves: &[Move], out: &mut Vec<f32>) {
         self.net.logits(board, moves, out);
-        softmax_in_place(out, self.temperature);
+        let temperature = self.temperature.unwrap_or(MCTS_PRIOR_TEMPERATURE() as f32);
+        softmax_in_place(out, temperature.max(1e-3));
     }
 }
 
 /// The prior for a `PolicyFile` choice: the net's, or the hand-written one without a net.
 pub fn chosen_prior(net: Option<&Arc<PolicyNet>>) -> Box<dyn Prior> {
     match net {
-        Some(net) => Box::new(NetPrior::new(Arc::clone(net), NET_PRIOR_TEMPERATURE)),
+        Some(net) => Box::new(NetPrior::searching(Arc::clone(net))),
         None => Box::new(HandWritten),
     }
 }

@@ -2,15 +2,15 @@
 
 // --- Selection (PUCT) ---
 
-/// Exploration constant c in Q + c·P·√N / (1 + n).
-pub const CPUCT: f64 = 1.6;
+// The exploration constant, first-play urgency and the learnt prior's temperature are
+// tunable (`MCTS_CPUCT`, `MCTS_FPU_REDUCTION`, `MCTS_PRIOR_TEMPERATURE` in
+// `search/params.rs`: UCI options in a `--features tune` build, constants otherwise).
+pub use crate::search::params::{MCTS_CPUCT, MCTS_FPU_REDUCTION, MCTS_PRIOR_TEMPERATURE};
+
 /// c grows with the parent's visits: c · (1 + CPUCT_LOG_FACTOR · ln((N + base) / base))
 /// (Lc0), so wide nodes keep exploring.
 pub const CPUCT_LOG_FACTOR: f64 = 0.5;
 pub const CPUCT_LOG_BASE: f64 = 8192.0;
-/// First-play urgency: an unvisited child is worth the parent's own value less this ×
-/// √(prior mass of the children already visited) (Lc0's FPU reduction).
-pub const FPU_REDUCTION: f64 = 0.3;
 
 // --- Leaf evaluation ---
 
@@ -35,9 +35,6 @@ pub const PRIOR_UNDERPROMOTION: f32 = -2.0;
 pub const PRIOR_INTO_PAWN_ATTACK: f32 = -1.5;
 pub const PRIOR_ESCAPE_PAWN_ATTACK: f32 = 1.0;
 pub const PRIOR_CASTLE: f32 = 0.8;
-/// Softmax temperature of the learnt prior (`PolicyFile`): 1 is the net's own
-/// distribution (not tuned by games yet).
-pub const NET_PRIOR_TEMPERATURE: f32 = 1.0;
 
 // --- Reporting and time ---
 
