@@ -210,12 +210,13 @@ tunables! {
 
     // --- Tree search (`SearchMode mcts`; its other constants are in `mcts/params.rs`) ---
 
-    /// Exploration constant c in Q + c·P·√N / (1 + n).
-    MCTS_CPUCT: f64 = 1.6, 0.5..=4.0, c_end 0.1, r_end 0.002;
+    /// Exploration constant c in Q + c·P·√N / (1 + n) (fitted by games with the learnt
+    /// prior at its temperature below: docs/mcts.md).
+    MCTS_CPUCT: f64 = 1.2, 0.5..=4.0, c_end 0.1, r_end 0.002;
     /// First-play urgency: an unvisited child is worth the parent's own value less this ×
     /// √(prior mass of the children already visited) (Lc0's FPU reduction).
     MCTS_FPU_REDUCTION: f64 = 0.3, 0.0..=1.0, c_end 0.05, r_end 0.002;
     /// Softmax temperature of the learnt prior (`PolicyFile`): above 1 flattens the net's
     /// distribution, so that the search looks at more of the moves it ranks low.
-    MCTS_PRIOR_TEMPERATURE: f64 = 1.0, 0.5..=3.0, c_end 0.1, r_end 0.002;
+    MCTS_PRIOR_TEMPERATURE: f64 = 1.8, 0.5..=3.0, c_end 0.1, r_end 0.002;
 }
