@@ -2,7 +2,8 @@
 //! gives every legal move and nothing else a probability, summing to 1; a level draws
 //! a legal move, the same one for the same seed; through UCI a human level answers
 //! with a legal move and its `Show Human Moves` line, the lowest level is accepted and
-//! one below it refused with the previous level kept.
+//! one below it refused with the previous level kept; the top human level is guarded,
+//! says so, and plays legal moves.
 
 mod common;
 
@@ -11,7 +12,7 @@ use std::time::Duration;
 use common::{bestmove_of, resolve_move, Engine};
 use cozy_chess::Board;
 use rookery::chess::{legal_moves, Position};
-use rookery::human::levels::{HumanLevel, HUMAN_MIN_ELO};
+use rookery::human::levels::{HumanLevel, HUMAN_MAX_ELO, HUMAN_MIN_ELO};
 use rookery::human::model::HumanModel;
 use rookery::policy::PriorQuery;
 use rookery::search::Searcher;
@@ -150,6 +151,41 @@ fn a_human_level_plays_legal_moves_through_uci() {
         );
         played.push(mv);
         moves = played.iter().map(String::as_str).collect();
+    }
+}
+
+#[test]
+fn the_top_human_level_is_guarded_and_plays_legal_moves_through_uci() {
+    let mut e = Engine::ready();
+    e.send("setoption name UCI_LimitStrength value true");
+    e.send(&format!("setoption name UCI_Elo value {HUMAN_MAX_ELO}"));
+    let lines = e.sync();
+    assert!(
+        lines.iter().any(|l| l.contains(&format!(
+            "playing at about {HUMAN_MAX_ELO} Elo: moves drawn from the human model"
+        )) && l.contains("guard")),
+        "{lines:?}"
+    );
+    // Past the top human level the node-limited levels play.
+    e.send(&format!(
+        "setoption name UCI_Elo value {}",
+        HUMAN_MAX_ELO + 1
+    ));
+    assert!(
+        e.sync().iter().any(|l| l.contains("nodes per move")),
+        "the level above the human range is node-limited"
+    );
+    e.send(&format!("setoption name UCI_Elo value {HUMAN_MAX_ELO}"));
+    e.send("setoption name Human Timing value false");
+    for fen in POSITIONS {
+        let board: Board = fen.parse().unwrap();
+        e.send(&format!("position fen {fen}"));
+        let (_, best) = e.go(
+            "go wtime 30000 btime 30000 winc 300 binc 300",
+            Duration::from_secs(20),
+        );
+        let mv = bestmove_of(&best).to_string();
+        resolve_move(&board, &mv, false).unwrap_or_else(|err| panic!("{fen}: {err}: {best}"));
     }
 }
 

@@ -9,32 +9,46 @@
 //! settings ([`CALIBRATION`]); a level takes the settings interpolated between the two
 //! measured points that bracket its rating. The rating input alone moves strength
 //! little (800 → 1350 gains ~280 Elo at temperature 0.4, and 1900 plays no better than
-//! 1350), so the weakest levels also draw more freely.
+//! 1350), so the weakest levels also draw more freely and the strongest draw closer to
+//! the model's favourite move, asked about a stronger player than the level.
 
 use cozy_chess::Move;
 use rand::{Rng, SeedableRng};
 
+use super::guard::Guard;
 use super::model::Prediction;
 use crate::policy::shape::TOP_RATING;
 
 /// The lowest `UCI_Elo` offered.
 pub const HUMAN_MIN_ELO: i32 = 600;
-/// The strongest human level; above it the node-limited levels play.
-pub const HUMAN_MAX_ELO: i32 = 1400;
-/// Measured strength → (model rating, temperature), ascending; each row is one
+/// The strongest human level (the top calibration row, rounded down); above it the
+/// node-limited levels play.
+pub const HUMAN_MAX_ELO: i32 = 1650;
+/// Measured strength → (model rating, temperature, guard), ascending; each row is one
 /// 100-game calibration match of the embedded human model (human-prior-v3 and
-/// human-combiner-v2; docs/calibration/results.jsonl, binary fee979d3, docs/strength.md;
-/// `scripts/calibration_table.py --fit --binary fee979d3` prints them).
+/// human-combiner-v2; docs/calibration/results.jsonl, docs/strength.md;
+/// `scripts/calibration_table.py --fit` prints them).
 /// Temperature (see [`sharpen`]): at 1 a level draws as often as the players do and
 /// matches their move ~27–35 % of the time; at 0.4 it matches it 36–45 % (validation
 /// positions, `rookery train-combiner --evaluate`), close to the model's most likely move
-/// while still varying its play, so every level from ~1100 up keeps 0.4.
-pub const CALIBRATION: [(f64, f64, f32); 4] = [
-    (525.0, 600.0, 1.0),
-    (833.0, 708.0, 0.68),
-    (1048.0, 816.0, 0.4),
-    (1343.0, 1300.0, 0.4),
+/// while still varying its play. The model alone stops gaining strength near 1600 (a
+/// higher rating input and a colder draw add little), so the strongest levels add the
+/// [`Guard`]: the last column is its largest loss of expected result, [`NO_GUARD`] for
+/// none; the guarded row's margin is what Lichess players of its model rating give
+/// away with no more than 5 % of their moves (docs/human.md).
+pub const CALIBRATION: [(f64, f64, f32, f64); 7] = [
+    (525.0, 600.0, 1.0, NO_GUARD),
+    (833.0, 708.0, 0.68, NO_GUARD),
+    (1048.0, 816.0, 0.4, NO_GUARD),
+    (1343.0, 1300.0, 0.4, NO_GUARD),
+    (1579.1, 2200.0, 0.2, NO_GUARD),
+    (1596.3, 2600.0, 0.1, NO_GUARD),
+    (1680.9, 2600.0, 0.1, 0.37),
 ];
+/// A guard margin that removes nothing: no move gives away more than the whole result.
+pub const NO_GUARD: f64 = 1.0;
+/// Depth of the guard's search: deeper than the model's own scores ([`super::features::DEPTHS`]).
+pub const GUARD_DEPTH: i32 = 8;
 /// Ratings the model is asked about (the prior's table and the data's range).
 const MODEL_RATING_RANGE: (f64, f64) = (600.0, TOP_RATING as f64);
 /// A move the model gives less than this share of its most likely move's probability is
@@ -51,6 +65,8 @@ pub struct HumanLevel {
     pub model_rating: u16,
     /// Below 1 the level plays its likelier moves more often than the players do.
     pub temperature: f32,
+    /// The strongest levels never play a move their deeper search calls a blunder.
+    pub guard: Option<Guard>,
 }
 
 impl HumanLevel {
@@ -60,13 +76,14 @@ impl HumanLevel {
             return None;
         }
         let elo = elo.max(HUMAN_MIN_ELO);
-        let (rating, temperature) = settings_for(elo as f64);
+        let (rating, temperature, max_loss) = settings_for(elo as f64);
         Some(HumanLevel {
             elo,
             model_rating: rating
                 .clamp(MODEL_RATING_RANGE.0, MODEL_RATING_RANGE.1)
                 .round() as u16,
             temperature,
+            guard: guard_with(max_loss),
         })
     }
 
@@ -89,15 +106,35 @@ impl HumanLevel {
     }
 }
 
-/// The model rating and temperature for a strength: linear between the two calibration
-/// points around it, along the nearest segment beyond them.
-fn settings_for(elo: f64) -> (f64, f32) {
+/// The guard of margin `max_loss` (in expected result), none at [`NO_GUARD`].
+pub fn guard_with(max_loss: f64) -> Option<Guard> {
+    (max_loss < NO_GUARD).then_some(Guard {
+        depth: GUARD_DEPTH,
+        max_loss,
+    })
+}
+
+/// The model rating, temperature and guard margin for a strength: linear between the
+/// two calibration points around it (the temperature and margin held within the
+/// table), the rating along the nearest segment beyond them.
+fn settings_for(elo: f64) -> (f64, f32, f64) {
     let last = CALIBRATION.len() - 1;
     let i = (1..last).find(|&i| elo < CALIBRATION[i].0).unwrap_or(last) - 1;
     let (a, b) = (CALIBRATION[i], CALIBRATION[i + 1]);
     let t = (elo - a.0) / (b.0 - a.0);
-    let temperature = a.2 + (b.2 - a.2) * t.clamp(0.0, 1.0) as f32;
-    (a.1 + (b.1 - a.1) * t, temperature)
+    let within = t.clamp(0.0, 1.0);
+    let temperature = a.2 + (b.2 - a.2) * within as f32;
+    let max_loss = a.3 + (b.3 - a.3) * within;
+    (a.1 + (b.1 - a.1) * t, temperature, max_loss)
+}
+
+/// The moves a level may draw (indices into `probabilities`): those with at least
+/// [`MIN_SHARE_OF_TOP`] of the most likely move's probability.
+pub fn candidates(probabilities: &[f32]) -> Vec<usize> {
+    let top = probabilities.iter().copied().fold(0.0f32, f32::max);
+    (0..probabilities.len())
+        .filter(|&i| probabilities[i] > 0.0 && probabilities[i] >= MIN_SHARE_OF_TOP * top)
+        .collect()
 }
 
 /// The distribution a level draws from: the probabilities raised to `1 / temperature`
@@ -151,7 +188,7 @@ mod tests {
     fn levels_cover_the_range_and_rise_with_the_elo() {
         assert_eq!(HumanLevel::from_elo(HUMAN_MAX_ELO + 1), None);
         assert_eq!(HumanLevel::from_elo(100).unwrap().elo, HUMAN_MIN_ELO);
-        let (mut last_rating, mut last_temperature) = (0, f32::INFINITY);
+        let (mut last_rating, mut last_temperature, mut last_loss) = (0, f32::INFINITY, NO_GUARD);
         for elo in (HUMAN_MIN_ELO..=HUMAN_MAX_ELO).step_by(50) {
             let level = HumanLevel::from_elo(elo).unwrap();
             assert!(
@@ -162,13 +199,24 @@ mod tests {
                 level.temperature <= last_temperature,
                 "temperature rises at {elo}"
             );
-            (last_rating, last_temperature) = (level.model_rating, level.temperature);
+            let loss = level.guard.map_or(NO_GUARD, |g| g.max_loss);
+            assert!(loss <= last_loss, "the guard loosens at {elo}");
+            (last_rating, last_temperature, last_loss) =
+                (level.model_rating, level.temperature, loss);
         }
         // The calibration points themselves are met.
-        for (measured, rating, temperature) in CALIBRATION {
-            let (r, t) = settings_for(measured);
+        for (measured, rating, temperature, max_loss) in CALIBRATION {
+            let (r, t, l) = settings_for(measured);
             assert!((r - rating).abs() < 1e-6 && (t - temperature).abs() < 1e-6);
+            assert!((l - max_loss).abs() < 1e-9);
         }
+        // Only the levels past the model's own strength are guarded, and the top one is.
+        assert_eq!(HumanLevel::from_elo(1300).unwrap().guard, None);
+        let top = HumanLevel::from_elo(HUMAN_MAX_ELO)
+            .unwrap()
+            .guard
+            .expect("guarded");
+        assert!(top.max_loss < NO_GUARD && top.depth == GUARD_DEPTH);
     }
 
     #[test]

@@ -13,6 +13,7 @@
 
 pub mod combiner;
 pub mod features;
+pub mod guard;
 pub mod label;
 pub mod levels;
 pub mod model;

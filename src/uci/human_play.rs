@@ -63,6 +63,11 @@ pub fn play(searcher: &mut Searcher, control: &SearchControl, turn: &HumanTurn) 
             }
         }
     }
+    if let Some(guard) = turn.level.guard {
+        // Within the same share of the move's time as the model's own search.
+        let left = search_time.map(|t| t.saturating_sub(started.elapsed()));
+        prediction.scores.nodes += guard.apply(searcher, &turn.position, &mut prediction, left);
+    }
     let chosen = turn
         .level
         .choose(&prediction, turn.seed)

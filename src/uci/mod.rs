@@ -18,7 +18,7 @@ use cozy_chess::{Board, Move};
 
 use crate::book::{default_book, default_names, Book};
 use crate::chess::{move_to_uci, parse_uci_move, Position, STARTPOS_FEN};
-use crate::human::levels::{HumanLevel, HUMAN_MIN_ELO};
+use crate::human::levels::{guard_with, HumanLevel, HUMAN_MIN_ELO};
 use crate::search::strength::{Candidate, Situation, Strength, FULL_STRENGTH_ELO};
 use crate::search::{
     score_to_uci, Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchMode,
@@ -66,9 +66,11 @@ struct Settings {
     human_timing: bool,
     seed: u64,
     show_human_moves: bool,
-    /// Calibration overrides of a human level's model rating and temperature (0: off).
+    /// Calibration overrides of a human level's model rating, temperature and guard
+    /// (0: off).
     human_model_rating: u16,
     human_temperature: u16,
+    human_guard: u16,
     search_mode: SearchMode,
 }
 
@@ -98,6 +100,7 @@ impl Settings {
             show_human_moves: check_default(Id::ShowHumanMoves),
             human_model_rating: spin_default(Id::HumanModelRating) as u16,
             human_temperature: spin_default(Id::HumanTemperature) as u16,
+            human_guard: spin_default(Id::HumanGuard) as u16,
             search_mode: SearchMode::from_name(options::text_default(Id::SearchMode))
                 .unwrap_or_default(),
         }
@@ -118,6 +121,9 @@ impl Settings {
             }
             if self.human_temperature > 0 {
                 h.temperature = self.human_temperature as f32 / 100.0;
+            }
+            if self.human_guard > 0 {
+                h.guard = guard_with(self.human_guard as f64 / 100.0);
             }
             Level::Human(h)
         } else if let Some(s) = Strength::from_elo(elo) {

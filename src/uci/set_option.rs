@@ -80,6 +80,10 @@ impl Engine {
                 self.settings.human_temperature = value.int() as u16;
                 self.announce_strength();
             }
+            OptionId::HumanGuard => {
+                self.settings.human_guard = value.int() as u16;
+                self.announce_strength();
+            }
             OptionId::Seed => {
                 self.settings.seed = value.int() as u64;
                 self.new_game_seed();
@@ -186,8 +190,14 @@ impl Engine {
         match self.settings.level() {
             Level::Human(h) => info_string(&format!(
                 "playing at about {} Elo: moves drawn from the human model at rating {}, \
-                 temperature {:.2}",
-                h.elo, h.model_rating, h.temperature
+                 temperature {:.2}{}",
+                h.elo,
+                h.model_rating,
+                h.temperature,
+                h.guard.map_or(String::new(), |g| format!(
+                    ", guard {:.2} at depth {}",
+                    g.max_loss, g.depth
+                ))
             )),
             Level::Limited(s) => info_string(&format!(
                 "playing at about {} Elo: {} nodes per move, choosing among {} moves \
