@@ -23,7 +23,7 @@ use crate::policy::shape::TOP_RATING;
 pub const HUMAN_MIN_ELO: i32 = 600;
 /// The strongest human level (the top calibration row, rounded down); above it the
 /// node-limited levels play.
-pub const HUMAN_MAX_ELO: i32 = 1700;
+pub const HUMAN_MAX_ELO: i32 = 1750;
 /// Measured strength → (model rating, temperature, guard), ascending; each row is one
 /// 100-game calibration match of the embedded human model (human-prior-v3 and
 /// human-combiner-v2; docs/calibration/results.jsonl, docs/strength.md;
@@ -35,17 +35,19 @@ pub const HUMAN_MAX_ELO: i32 = 1700;
 /// higher rating input and a colder draw add little), so the strongest levels add the
 /// [`Guard`]: the last column is its largest loss of expected result, [`NO_GUARD`] for
 /// none; the guarded row's margin is what Lichess players of its model rating give
-/// away with no more than 5 % of their moves (docs/human.md). Its strength pools two
-/// matches whose margins (0.37 and 0.60) measured alike within their error (1681 ± 81,
-/// 1750 ± 62: 1724 ± 49).
-pub const CALIBRATION: [(f64, f64, f32, f64); 7] = [
+/// away with no more than 5 % of their moves (docs/human.md). Its strength pools three
+/// matches whose margins (0.37, 0.49, 0.60) measured alike within their error (1681 ± 81,
+/// 1796 ± 67, 1750 ± 62: 1750 ± 40); a guard that vetoes only lost-from-won moves (0.98)
+/// measured 1649 ± 73.
+pub const CALIBRATION: [(f64, f64, f32, f64); 8] = [
     (525.0, 600.0, 1.0, NO_GUARD),
     (833.0, 708.0, 0.68, NO_GUARD),
     (1048.0, 816.0, 0.4, NO_GUARD),
     (1343.0, 1300.0, 0.4, NO_GUARD),
     (1579.1, 2200.0, 0.2, NO_GUARD),
     (1596.3, 2600.0, 0.1, NO_GUARD),
-    (1724.5, 2600.0, 0.1, 0.37),
+    (1649.0, 2600.0, 0.1, 0.98),
+    (1749.7, 2600.0, 0.1, 0.37),
 ];
 /// A guard margin that removes nothing: no move gives away more than the whole result.
 pub const NO_GUARD: f64 = 1.0;
@@ -108,9 +110,10 @@ impl HumanLevel {
     }
 }
 
-/// The guard of margin `max_loss` (in expected result), none at [`NO_GUARD`].
+/// The guard of margin `max_loss` (in expected result), none at [`NO_GUARD`] or so close
+/// to it that it would veto next to nothing for the cost of its search.
 pub fn guard_with(max_loss: f64) -> Option<Guard> {
-    (max_loss < NO_GUARD).then_some(Guard {
+    (max_loss < NO_GUARD - 0.01).then_some(Guard {
         depth: GUARD_DEPTH,
         max_loss,
     })
