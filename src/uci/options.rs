@@ -154,7 +154,7 @@ pub const OPTIONS: &[OptionDecl] = &[
         help: "Play at the rating `UCI_Elo` instead of full strength. Up to 1750 the move is \
                drawn from the human model for a player of that strength (the prior net and \
                Rookery's search of every move at depths 1, 3 and 5, combined; docs/human.md), \
-               so the level errs as people do (from 1600 a depth-8 search also vetoes the \
+               so the level errs as people do (from ~1650 a depth-8 search also vetoes the \
                blunders that players of the level's rating almost never make); above it, a \
                smaller search choosing among near-best moves.",
     },
