@@ -222,6 +222,9 @@ mod tests {
             .guard
             .expect("guarded");
         assert!(top.max_loss < NO_GUARD && top.depth == GUARD_DEPTH);
+        // A margin a hair under none would search for nothing: no guard.
+        assert_eq!(guard_with(0.995), None);
+        assert!(guard_with(0.98).is_some());
     }
 
     #[test]
