@@ -21,7 +21,7 @@ use crate::policy::shape::TOP_RATING;
 
 /// The lowest `UCI_Elo` offered.
 pub const HUMAN_MIN_ELO: i32 = 600;
-/// The strongest human level (the top calibration row, rounded down); above it the
+/// The strongest human level (the top calibration row, rounded); above it the
 /// node-limited levels play.
 pub const HUMAN_MAX_ELO: i32 = 1750;
 /// Measured strength → (model rating, temperature, guard), ascending; each row is one
@@ -138,8 +138,13 @@ fn settings_for(elo: f64) -> (f64, f32, f64) {
 pub fn candidates(probabilities: &[f32]) -> Vec<usize> {
     let top = probabilities.iter().copied().fold(0.0f32, f32::max);
     (0..probabilities.len())
-        .filter(|&i| probabilities[i] > 0.0 && probabilities[i] >= MIN_SHARE_OF_TOP * top)
+        .filter(|&i| probabilities[i] > 0.0 && drawable(probabilities[i], top))
         .collect()
+}
+
+/// Whether a move of probability `p` may be drawn when the most likely has `top`.
+fn drawable(p: f32, top: f32) -> bool {
+    p >= MIN_SHARE_OF_TOP * top
 }
 
 /// The distribution a level draws from: the probabilities raised to `1 / temperature`
@@ -154,7 +159,7 @@ pub fn sharpen(probabilities: &[f32], temperature: f32) -> Vec<f32> {
     let q: Vec<f32> = probabilities
         .iter()
         .map(|&p| {
-            if p >= MIN_SHARE_OF_TOP * top {
+            if drawable(p, top) {
                 (p / top).powf(power)
             } else {
                 0.0
