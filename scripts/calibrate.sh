@@ -18,10 +18,10 @@
 #   EXTRA        extra match.py arguments
 #
 # Levels up to HUMAN_MAX_ELO are human levels (src/human/levels.rs): each result line also
-# records the model rating, temperature and guard the level played at (from the engine's
+# records the model rating, temperature and guard (margin, depth) the level played at (from the engine's
 # announcement), from which scripts/calibration_table.py --fit prints the CALIBRATION
 # table of src/human/levels.rs. Other settings (the UCI options `Human Model Rating`,
-# `Human Temperature` and `Human Guard`) are measured with scripts/match.py directly, the
+# `Human Temperature`, `Human Guard` and `Human Guard Depth`) are measured with scripts/match.py directly, the
 # row tagged the same way (docs/strength.md shows the commands).
 #
 # Human Timing is off during calibration (it changes how long a move takes, not which
@@ -65,10 +65,11 @@ for level in "${LEVELS[@]}"; do
   setting=$(sed -n 's/.*level curve setting \([0-9]*\).*/\1/p' <<<"$announced")
   temperature=$(sed -n 's/.*temperature \([0-9.]*\).*/\1/p' <<<"$announced")
   guard=$(sed -n 's/.*guard \([0-9.]*\) at depth.*/\1/p' <<<"$announced")
+  guard_depth=$(sed -n 's/.*guard [0-9.]* at depth \([0-9]*\).*/\1/p' <<<"$announced")
   # Tag the line with the binary and commit: the table uses each level's latest binary.
-  python3 - "$RESULTS" "$sha" "$(git rev-parse --short HEAD)" "$model_rating" "$temperature" "$setting" "$guard" <<'PY'
+  python3 - "$RESULTS" "$sha" "$(git rev-parse --short HEAD)" "$model_rating" "$temperature" "$setting" "$guard" "$guard_depth" <<'PY'
 import json, sys
-path, sha, commit, model_rating, temperature, setting, guard = sys.argv[1:]
+path, sha, commit, model_rating, temperature, setting, guard, guard_depth = sys.argv[1:]
 lines = open(path).read().splitlines()
 row = json.loads(lines[-1])
 row.update(binary=sha, commit=commit)
@@ -77,6 +78,7 @@ if model_rating:
     row["temperature"] = float(temperature or 0.4)
     if guard:
         row["guard"] = float(guard)
+        row["guard_depth"] = int(guard_depth)
 if setting:
     row["setting"] = int(setting)
 lines[-1] = json.dumps(row)

@@ -83,22 +83,26 @@ def levels(rows):
 
 
 def settings_rows(rows, binary=None):
-    """Human-level measurements: (measured, err, model rating, temperature, guard, games,
-    name) of every result row that records the model rating it played at (the latest row
-    per setting), rated against its opponent's rating. `guard` is the blunder guard's
-    margin, 1.0 (none) for rows that record none."""
+    """Human-level measurements: (measured, err, model rating, temperature, guard,
+    guard depth, games, name) of every result row that records the model rating it played
+    at (the latest row per setting), rated against its opponent's rating. `guard` is the
+    blunder guard's margin, 1.0 (none) for rows that record none; its depth is 8 where a
+    row records none (every guard before depths were recorded searched to depth 8), 0
+    without a guard."""
     latest = {}
     for r in rows:
         if binary and r.get("binary") != binary:
             continue
         if r.get("model_rating") and r.get("games") and r.get("rating2") is not None:
-            latest[(r["model_rating"], r.get("temperature", 0.4), r.get("guard", 1.0))] = r
+            guard = r.get("guard", 1.0)
+            depth = r.get("guard_depth", 8) if guard < 1.0 else 0
+            latest[(r["model_rating"], r.get("temperature", 0.4), guard, depth)] = r
     out = []
-    for (rating, temperature, guard), r in latest.items():
+    for (rating, temperature, guard, depth), r in latest.items():
         score = r["points"] / r["games"]
         diff = elo_from_score(score) if 0 < score < 1 else float("nan")
         err = r.get("err_penta") or r.get("err_tri") or float("nan")
-        out.append((r["rating2"] + diff, err, rating, temperature, guard, r["games"],
+        out.append((r["rating2"] + diff, err, rating, temperature, guard, depth, r["games"],
                     r["engine1"]))
     return sorted(out)
 
@@ -133,14 +137,16 @@ def print_fit(rows, binary=None):
     pts = settings_rows(rows, binary)
     if len(pts) < 2:
         sys.exit("need human levels measured at two or more settings")
-    for measured, err, rating, temperature, guard, games, name in pts:
-        print(f"model rating {rating}, temperature {temperature}, guard {guard}: measured "
+    for measured, err, rating, temperature, guard, depth, games, name in pts:
+        print(f"model rating {rating}, temperature {temperature}, guard {guard} at depth "
+              f"{depth}: measured "
               f"{measured:.0f} ± {err:.0f} ({games} games, {name})")
     print("// rows for src/human/levels.rs CALIBRATION (measured, model rating, temperature,")
-    print("// guard; NO_GUARD = 1.0); keep those that rise with the measured strength:")
-    for measured, _, rating, temperature, guard, _, _ in pts:
+    print("// guard margin (NO_GUARD = 1.0), guard depth); keep those that rise with the")
+    print("// measured strength:")
+    for measured, _, rating, temperature, guard, depth, _, _ in pts:
         g = "NO_GUARD" if guard >= 1.0 else f"{guard}"
-        print(f"    ({measured:.1f}, {rating:.1f}, {temperature}, {g}),")
+        print(f"    ({measured:.1f}, {rating:.1f}, {temperature}, {g}, {depth}),")
 
 
 def main():

@@ -28,23 +28,49 @@ pub struct Guard {
     pub max_loss: f64,
 }
 
-/// Scores of the final depth's exact lines.
-struct FinalLines {
-    depth: i32,
-    lines: Mutex<Vec<(Move, i32)>>,
-}
+/// Every exact line the search reports: (depth, first move, score).
+struct ExactLines(Mutex<Vec<(i32, Move, i32)>>);
 
-impl Reporter for FinalLines {
+impl Reporter for ExactLines {
     fn iteration(&self, info: &SearchInfo) {
-        if info.bound.is_none() && info.depth == self.depth {
+        if info.bound.is_none() {
             if let Some(&mv) = info.pv.first() {
-                self.lines
+                self.0
                     .lock()
                     .expect("guard lock")
-                    .push((mv, info.score));
+                    .push((info.depth, mv, info.score));
             }
         }
     }
+}
+
+/// The scores of the deepest iteration, no shallower than `min_depth`, that gave an
+/// exact line for every one of `moves`; empty when none did.
+fn deepest_complete(
+    lines: &[(i32, Move, i32)],
+    moves: &[Move],
+    min_depth: i32,
+) -> Vec<(Move, i32)> {
+    let mut depths: Vec<i32> = lines
+        .iter()
+        .map(|l| l.0)
+        .filter(|&d| d >= min_depth)
+        .collect();
+    depths.sort_unstable();
+    depths.dedup();
+    for &depth in depths.iter().rev() {
+        let mut scores: Vec<(Move, i32)> = Vec::new();
+        // The last report of a move at that depth is the search's final word on it.
+        for &(d, mv, score) in lines.iter().rev() {
+            if d == depth && !scores.iter().any(|s| s.0 == mv) {
+                scores.push((mv, score.clamp(-MATE_BOUND, MATE_BOUND)));
+            }
+        }
+        if moves.iter().all(|mv| scores.iter().any(|s| s.0 == *mv)) {
+            return scores;
+        }
+    }
+    Vec::new()
 }
 
 impl Guard {
@@ -55,7 +81,8 @@ impl Guard {
     /// are searched in turn (at most [`ROUNDS`] searches). Moves the search did not
     /// finish keep their probability, and the best one always remains. Returns the
     /// nodes searched.
-    /// `time` bounds the whole guard (a search cut short judges nothing).
+    /// `time` bounds the whole guard (a search cut short judges from its deepest finished
+    /// iteration, [`MIN_JUDGING_DEPTH`] or deeper, or not at all).
     pub fn apply(
         &self,
         searcher: &mut Searcher,
@@ -111,7 +138,9 @@ impl Guard {
         nodes
     }
 
-    /// The exact scores of `moves` at [`Guard::depth`], and the nodes it took.
+    /// The exact scores of `moves` at [`Guard::depth`], or at the deepest iteration no
+    /// shallower than [`MIN_JUDGING_DEPTH`] that scored them all when `time` runs out
+    /// first, and the nodes it took.
     fn search(
         &self,
         searcher: &mut Searcher,
@@ -119,10 +148,7 @@ impl Guard {
         moves: Vec<Move>,
         time: Option<Duration>,
     ) -> (Vec<(Move, i32)>, u64) {
-        let collector = FinalLines {
-            depth: self.depth,
-            lines: Mutex::new(Vec::new()),
-        };
+        let collector = ExactLines(Mutex::new(Vec::new()));
         let options = SearchOptions {
             multipv: moves.len(),
             tablebases: TablebaseOptions {
@@ -132,23 +158,22 @@ impl Guard {
             ..SearchOptions::default()
         };
         let limits = SearchLimits {
-            searchmoves: moves,
+            searchmoves: moves.clone(),
             movetime: time.map(|t| t.as_millis().max(1) as u64),
             ..SearchLimits::depth(self.depth)
         };
         let result = searcher.search_alphabeta(pos, &limits, &options, &collector);
-        let mut scores: Vec<(Move, i32)> = Vec::new();
-        for (mv, score) in collector.lines.into_inner().expect("guard lock") {
-            if !scores.iter().any(|s| s.0 == mv) {
-                scores.push((mv, score.clamp(-MATE_BOUND, MATE_BOUND)));
-            }
-        }
-        (scores, result.nodes)
+        let lines = collector.0.into_inner().expect("guard lock");
+        let min_depth = MIN_JUDGING_DEPTH.min(self.depth);
+        (deepest_complete(&lines, &moves, min_depth), result.nodes)
     }
 }
 
 /// Searches a guard may run for one move.
 const ROUNDS: usize = 3;
+/// A guard cut short by the clock still judges from its deepest finished iteration if
+/// that is deeper than the model's own scores ([`super::features::DEPTHS`]).
+const MIN_JUDGING_DEPTH: i32 = 6;
 
 /// The move the model's deepest search scores best.
 fn deepest_best(p: &Prediction) -> Option<Move> {
@@ -246,5 +271,23 @@ mod tests {
         assert_eq!(probability(&p, "e1e2"), 0.0);
         assert_eq!(probability(&p, "e1d1"), 0.0);
         assert!(probability(&p, "d4e5") > 0.0);
+    }
+
+    #[test]
+    fn a_guard_cut_short_judges_from_its_deepest_finished_iteration() {
+        let pos = Position::new(parse_fen("4k3/8/8/4p3/3Q4/8/8/4K3 w - - 0 1").unwrap());
+        let moves = legal_moves(&pos.board);
+        let (a, b) = (moves[0], moves[1]);
+        // Depth 7 scored both, depth 8 only one before time ran out.
+        let lines = vec![(7, a, 10), (7, b, -5), (8, a, 20), (7, b, -7)];
+        let judged = deepest_complete(&lines, &[a, b], 6);
+        assert_eq!(judged.len(), 2);
+        assert!(
+            judged.contains(&(a, 10)) && judged.contains(&(b, -7)),
+            "{judged:?}"
+        );
+        // Nothing finished deep enough: nothing is judged.
+        assert!(deepest_complete(&lines, &[a, b], 8).is_empty());
+        assert!(deepest_complete(&[], &[a, b], 1).is_empty());
     }
 }

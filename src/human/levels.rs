@@ -23,8 +23,8 @@ use crate::policy::shape::TOP_RATING;
 pub const HUMAN_MIN_ELO: i32 = 600;
 /// The strongest human level (the top calibration row, rounded); above it the
 /// node-limited levels play.
-pub const HUMAN_MAX_ELO: i32 = 1750;
-/// Measured strength → (model rating, temperature, guard), ascending; each row is one
+pub const HUMAN_MAX_ELO: i32 = 2068;
+/// Measured strength → (model rating, temperature, guard margin, guard depth), ascending; each row is one
 /// 100-game calibration match of the embedded human model (human-prior-v3 and
 /// human-combiner-v2; docs/calibration/results.jsonl, docs/strength.md;
 /// `scripts/calibration_table.py --fit` prints them).
@@ -33,25 +33,30 @@ pub const HUMAN_MAX_ELO: i32 = 1750;
 /// positions, `rookery train-combiner --evaluate`), close to the model's most likely move
 /// while still varying its play. The model alone stops gaining strength near 1600 (a
 /// higher rating input and a colder draw add little), so the strongest levels add the
-/// [`Guard`]: the last column is its largest loss of expected result, [`NO_GUARD`] for
-/// none; the guarded row's margin is what Lichess players of its model rating give
-/// away with no more than 5 % of their moves (docs/human.md). Its strength pools three
+/// [`Guard`]: its largest loss of expected result ([`NO_GUARD`] for none) and the depth
+/// of its search. The 0.37 row's margin is what Lichess players of its model rating give
+/// away with no more than 5 % of their moves (docs/human.md); its strength pools three
 /// matches whose margins (0.37, 0.49, 0.60) measured alike within their error (1681 ± 81,
 /// 1796 ± 67, 1750 ± 62: 1750 ± 40); a guard that vetoes only lost-from-won moves (0.98)
-/// measured 1649 ± 73.
-pub const CALIBRATION: [(f64, f64, f32, f64); 8] = [
-    (525.0, 600.0, 1.0, NO_GUARD),
-    (833.0, 708.0, 0.68, NO_GUARD),
-    (1048.0, 816.0, 0.4, NO_GUARD),
-    (1343.0, 1300.0, 0.4, NO_GUARD),
-    (1579.1, 2200.0, 0.2, NO_GUARD),
-    (1596.3, 2600.0, 0.1, NO_GUARD),
-    (1649.0, 2600.0, 0.1, 0.98),
-    (1749.7, 2600.0, 0.1, 0.37),
+/// measured 1649 ± 73. Margins between 0.15 and 0.6 at depths 8 and 10 all play near
+/// 1750; what lifts a level past it is a guard that keeps only moves within a few
+/// hundredths of the best (the last row), still the most human of those.
+pub const CALIBRATION: [(f64, f64, f32, f64, i32); 9] = [
+    (525.0, 600.0, 1.0, NO_GUARD, 0),
+    (833.0, 708.0, 0.68, NO_GUARD, 0),
+    (1048.0, 816.0, 0.4, NO_GUARD, 0),
+    (1343.0, 1300.0, 0.4, NO_GUARD, 0),
+    (1579.1, 2200.0, 0.2, NO_GUARD, 0),
+    (1596.3, 2600.0, 0.1, NO_GUARD, 0),
+    (1649.0, 2600.0, 0.1, 0.98, 8),
+    (1749.7, 2600.0, 0.1, 0.37, 8),
+    (2068.4, 2600.0, 0.1, 0.05, 10),
 ];
 /// A guard margin that removes nothing: no move gives away more than the whole result.
 pub const NO_GUARD: f64 = 1.0;
-/// Depth of the guard's search: deeper than the model's own scores ([`super::features::DEPTHS`]).
+/// Depth of a guard set by the `Human Guard` option at a level that has none: the
+/// shallowest calibrated guard, deeper than the model's own scores
+/// ([`super::features::DEPTHS`]).
 pub const GUARD_DEPTH: i32 = 8;
 /// Ratings the model is asked about (the prior's table and the data's range).
 const MODEL_RATING_RANGE: (f64, f64) = (600.0, TOP_RATING as f64);
@@ -80,14 +85,14 @@ impl HumanLevel {
             return None;
         }
         let elo = elo.max(HUMAN_MIN_ELO);
-        let (rating, temperature, max_loss) = settings_for(elo as f64);
+        let (rating, temperature, max_loss, depth) = settings_for(elo as f64);
         Some(HumanLevel {
             elo,
             model_rating: rating
                 .clamp(MODEL_RATING_RANGE.0, MODEL_RATING_RANGE.1)
                 .round() as u16,
             temperature,
-            guard: guard_with(max_loss),
+            guard: guard_with(max_loss, depth),
         })
     }
 
@@ -110,19 +115,18 @@ impl HumanLevel {
     }
 }
 
-/// The guard of margin `max_loss` (in expected result), none at [`NO_GUARD`] or so close
-/// to it that it would veto next to nothing for the cost of its search.
-pub fn guard_with(max_loss: f64) -> Option<Guard> {
-    (max_loss < NO_GUARD - 0.01).then_some(Guard {
-        depth: GUARD_DEPTH,
-        max_loss,
-    })
+/// The guard of margin `max_loss` (in expected result) searching to `depth`, none at
+/// [`NO_GUARD`] or so close to it that it would veto next to nothing for the cost of its
+/// search.
+pub fn guard_with(max_loss: f64, depth: i32) -> Option<Guard> {
+    (max_loss < NO_GUARD - 0.01).then_some(Guard { depth, max_loss })
 }
 
-/// The model rating, temperature and guard margin for a strength: linear between the
-/// two calibration points around it (the temperature and margin held within the
-/// table), the rating along the nearest segment beyond them.
-fn settings_for(elo: f64) -> (f64, f32, f64) {
+/// The model rating, temperature, guard margin and guard depth for a strength: linear
+/// between the two calibration points around it (the temperature and margin held within
+/// the table), the rating along the nearest segment beyond them; the guard searches as
+/// deep as the deeper of the two points does.
+fn settings_for(elo: f64) -> (f64, f32, f64, i32) {
     let last = CALIBRATION.len() - 1;
     let i = (1..last).find(|&i| elo < CALIBRATION[i].0).unwrap_or(last) - 1;
     let (a, b) = (CALIBRATION[i], CALIBRATION[i + 1]);
@@ -130,7 +134,8 @@ fn settings_for(elo: f64) -> (f64, f32, f64) {
     let within = t.clamp(0.0, 1.0);
     let temperature = a.2 + (b.2 - a.2) * within as f32;
     let max_loss = a.3 + (b.3 - a.3) * within;
-    (a.1 + (b.1 - a.1) * t, temperature, max_loss)
+    let depth = if within > 0.0 { a.4.max(b.4) } else { a.4 };
+    (a.1 + (b.1 - a.1) * t, temperature, max_loss, depth)
 }
 
 /// The moves a level may draw (indices into `probabilities`): those with at least
@@ -198,7 +203,8 @@ mod tests {
     fn levels_cover_the_range_and_rise_with_the_elo() {
         assert_eq!(HumanLevel::from_elo(HUMAN_MAX_ELO + 1), None);
         assert_eq!(HumanLevel::from_elo(100).unwrap().elo, HUMAN_MIN_ELO);
-        let (mut last_rating, mut last_temperature, mut last_loss) = (0, f32::INFINITY, NO_GUARD);
+        let (mut last_rating, mut last_temperature, mut last_loss, mut last_depth) =
+            (0, f32::INFINITY, NO_GUARD, 0);
         for elo in (HUMAN_MIN_ELO..=HUMAN_MAX_ELO).step_by(50) {
             let level = HumanLevel::from_elo(elo).unwrap();
             assert!(
@@ -211,14 +217,16 @@ mod tests {
             );
             let loss = level.guard.map_or(NO_GUARD, |g| g.max_loss);
             assert!(loss <= last_loss, "the guard loosens at {elo}");
-            (last_rating, last_temperature, last_loss) =
-                (level.model_rating, level.temperature, loss);
+            let depth = level.guard.map_or(0, |g| g.depth);
+            assert!(depth >= last_depth, "the guard gets shallower at {elo}");
+            (last_rating, last_temperature, last_loss, last_depth) =
+                (level.model_rating, level.temperature, loss, depth);
         }
         // The calibration points themselves are met.
-        for (measured, rating, temperature, max_loss) in CALIBRATION {
-            let (r, t, l) = settings_for(measured);
+        for (measured, rating, temperature, max_loss, depth) in CALIBRATION {
+            let (r, t, l, d) = settings_for(measured);
             assert!((r - rating).abs() < 1e-6 && (t - temperature).abs() < 1e-6);
-            assert!((l - max_loss).abs() < 1e-9);
+            assert!((l - max_loss).abs() < 1e-9 && d == depth);
         }
         // Only the levels past the model's own strength are guarded, and the top one is.
         assert_eq!(HumanLevel::from_elo(1300).unwrap().guard, None);
@@ -226,10 +234,11 @@ mod tests {
             .unwrap()
             .guard
             .expect("guarded");
-        assert!(top.max_loss < NO_GUARD && top.depth == GUARD_DEPTH);
+        let last = CALIBRATION[CALIBRATION.len() - 1];
+        assert!(top.max_loss < NO_GUARD && top.depth == last.4);
         // A margin a hair under none would search for nothing: no guard.
-        assert_eq!(guard_with(0.995), None);
-        assert!(guard_with(0.98).is_some());
+        assert_eq!(guard_with(0.995, GUARD_DEPTH), None);
+        assert!(guard_with(0.98, GUARD_DEPTH).is_some());
     }
 
     #[test]

@@ -18,7 +18,7 @@ use cozy_chess::{Board, Move};
 
 use crate::book::{default_book, default_names, Book};
 use crate::chess::{move_to_uci, parse_uci_move, Position, STARTPOS_FEN};
-use crate::human::levels::{guard_with, HumanLevel, HUMAN_MIN_ELO};
+use crate::human::levels::{guard_with, HumanLevel, GUARD_DEPTH, HUMAN_MIN_ELO};
 use crate::search::strength::{Candidate, Situation, Strength, FULL_STRENGTH_ELO};
 use crate::search::{
     score_to_uci, Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchMode,
@@ -66,11 +66,13 @@ struct Settings {
     human_timing: bool,
     seed: u64,
     show_human_moves: bool,
-    /// Calibration overrides of a human level's model rating, temperature and guard
+    /// Calibration overrides of a human level's model rating, temperature, guard margin and
+    /// guard depth
     /// (0: off).
     human_model_rating: u16,
     human_temperature: u16,
     human_guard: u16,
+    human_guard_depth: u16,
     search_mode: SearchMode,
 }
 
@@ -101,6 +103,7 @@ impl Settings {
             human_model_rating: spin_default(Id::HumanModelRating) as u16,
             human_temperature: spin_default(Id::HumanTemperature) as u16,
             human_guard: spin_default(Id::HumanGuard) as u16,
+            human_guard_depth: spin_default(Id::HumanGuardDepth) as u16,
             search_mode: SearchMode::from_name(options::text_default(Id::SearchMode))
                 .unwrap_or_default(),
         }
@@ -123,7 +126,11 @@ impl Settings {
                 h.temperature = self.human_temperature as f32 / 100.0;
             }
             if self.human_guard > 0 {
-                h.guard = guard_with(self.human_guard as f64 / 100.0);
+                let depth = h.guard.map_or(GUARD_DEPTH, |g| g.depth);
+                h.guard = guard_with(self.human_guard as f64 / 100.0, depth);
+            }
+            if let (Some(guard), true) = (h.guard.as_mut(), self.human_guard_depth > 0) {
+                guard.depth = self.human_guard_depth as i32;
             }
             Level::Human(h)
         } else if let Some(s) = Strength::from_elo(elo) {

@@ -42,6 +42,7 @@ pub enum OptionId {
     HumanModelRating,
     HumanTemperature,
     HumanGuard,
+    HumanGuardDepth,
     Seed,
     SyzygyPath,
     SyzygyProbeDepth,
@@ -151,12 +152,14 @@ pub const OPTIONS: &[OptionDecl] = &[
         id: OptionId::LimitStrength,
         name: "UCI_LimitStrength",
         kind: Kind::Check { default: false },
-        help: "Play at the rating `UCI_Elo` instead of full strength. Up to 1750 the move is \
+        help: "Play at the rating `UCI_Elo` instead of full strength. Up to 2068 the move is \
                drawn from the human model for a player of that strength (the prior net and \
                Rookery's search of every move at depths 1, 3 and 5, combined; docs/human.md), \
-               so the level errs as people do (from ~1650 a depth-8 search also vetoes the \
-               blunders that players of the level's rating almost never make); above it, a \
-               smaller search choosing among near-best moves.",
+               so the level errs as people do; from ~1650 a deeper search (depth 8-10) of the \
+               moves it could draw also vetoes those that give away more than the level \
+               allows (at 1750 the blunders strong players almost never make, at the top \
+               anything clearly worse than the best of them). Above it, a smaller search \
+               choosing among near-best moves.",
     },
     OptionDecl {
         id: OptionId::Elo,
@@ -196,7 +199,7 @@ pub const OPTIONS: &[OptionDecl] = &[
         kind: Kind::Check { default: false },
         help: "Before each move, `info string human R: <move> <p>% …`: the five moves a \
                person of level R is most likely to play here. At a human level (`UCI_Elo` \
-               up to 1750 under `UCI_LimitStrength`) R is the level and the moves and \
+               up to 2068 under `UCI_LimitStrength`) R is the level and the moves and \
                probabilities are the human model's, the ones the level draws from \
                (docs/human.md); otherwise R is 2800 (the prior's top rating bucket) and the \
                line is the embedded human prior's alone (microseconds, no search). \
@@ -236,6 +239,17 @@ pub const OPTIONS: &[OptionDecl] = &[
         help: "For calibration: the largest share of the expected result, in hundredths, that \
                a human level's move may give away by its deeper search (100: no guard), \
                instead of the level's own (0).",
+    },
+    OptionDecl {
+        id: OptionId::HumanGuardDepth,
+        name: "Human Guard Depth",
+        kind: Kind::Spin {
+            default: 0,
+            min: 0,
+            max: 20,
+        },
+        help: "For calibration: the depth of a guarded human level's search of its \
+               candidate moves, instead of the level's own (0).",
     },
     OptionDecl {
         id: OptionId::Seed,

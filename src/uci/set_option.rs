@@ -84,6 +84,10 @@ impl Engine {
                 self.settings.human_guard = value.int() as u16;
                 self.announce_strength();
             }
+            OptionId::HumanGuardDepth => {
+                self.settings.human_guard_depth = value.int() as u16;
+                self.announce_strength();
+            }
             OptionId::Seed => {
                 self.settings.seed = value.int() as u64;
                 self.new_game_seed();
