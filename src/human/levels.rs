@@ -38,10 +38,10 @@ pub const HUMAN_MAX_ELO: i32 = 2068;
 /// away with no more than 5 % of their moves (docs/human.md); its strength pools three
 /// matches whose margins (0.37, 0.49, 0.60) measured alike within their error (1681 ± 81,
 /// 1796 ± 67, 1750 ± 62: 1750 ± 40); a guard that vetoes only lost-from-won moves (0.98)
-/// measured 1649 ± 73. Margins between 0.15 and 0.6 at depths 8 and 10 all play near
-/// 1750; what lifts a level past it is a guard that keeps only moves within a few
-/// hundredths of the best (the last row), still the most human of those.
-pub const CALIBRATION: [(f64, f64, f32, f64, i32); 9] = [
+/// measured 1649 ± 73. Above it strength rises steeply only once the margin is small:
+/// at depth 10, 0.22 plays like 1765, 0.12 like 1849 and 0.05 (the most human of the
+/// moves within a few hundredths of the best) like 2068.
+pub const CALIBRATION: [(f64, f64, f32, f64, i32); 11] = [
     (525.0, 600.0, 1.0, NO_GUARD, 0),
     (833.0, 708.0, 0.68, NO_GUARD, 0),
     (1048.0, 816.0, 0.4, NO_GUARD, 0),
@@ -50,6 +50,8 @@ pub const CALIBRATION: [(f64, f64, f32, f64, i32); 9] = [
     (1596.3, 2600.0, 0.1, NO_GUARD, 0),
     (1649.0, 2600.0, 0.1, 0.98, 8),
     (1749.7, 2600.0, 0.1, 0.37, 8),
+    (1765.0, 2600.0, 0.1, 0.22, 10),
+    (1848.7, 2600.0, 0.1, 0.12, 10),
     (2068.4, 2600.0, 0.1, 0.05, 10),
 ];
 /// A guard margin that removes nothing: no move gives away more than the whole result.
