@@ -21,9 +21,10 @@ use crate::policy::shape::TOP_RATING;
 
 /// The lowest `UCI_Elo` offered.
 pub const HUMAN_MIN_ELO: i32 = 600;
-/// The strongest human level (the top calibration row, rounded); above it the
-/// node-limited levels play.
-pub const HUMAN_MAX_ELO: i32 = 2068;
+/// The strongest human level; above it the node-limited levels play. Played with the
+/// rows below, level 1900 measured 1907 ± 64 but level 2000 1892 ± 60 (margin 0.07),
+/// where the node-limited 2000 is within its error, so the human levels stop at 1900.
+pub const HUMAN_MAX_ELO: i32 = 1900;
 /// Measured strength → (model rating, temperature, guard margin, guard depth), ascending; each row is one
 /// 100-game calibration match of the embedded human model (human-prior-v3 and
 /// human-combiner-v2; docs/calibration/results.jsonl, docs/strength.md;

@@ -152,7 +152,7 @@ pub const OPTIONS: &[OptionDecl] = &[
         id: OptionId::LimitStrength,
         name: "UCI_LimitStrength",
         kind: Kind::Check { default: false },
-        help: "Play at the rating `UCI_Elo` instead of full strength. Up to 2068 the move is \
+        help: "Play at the rating `UCI_Elo` instead of full strength. Up to 1900 the move is \
                drawn from the human model for a player of that strength (the prior net and \
                Rookery's search of every move at depths 1, 3 and 5, combined; docs/human.md), \
                so the level errs as people do; from ~1650 a deeper search (depth 8-10) of the \
@@ -199,7 +199,7 @@ pub const OPTIONS: &[OptionDecl] = &[
         kind: Kind::Check { default: false },
         help: "Before each move, `info string human R: <move> <p>% …`: the five moves a \
                person of level R is most likely to play here. At a human level (`UCI_Elo` \
-               up to 2068 under `UCI_LimitStrength`) R is the level and the moves and \
+               up to 1900 under `UCI_LimitStrength`) R is the level and the moves and \
                probabilities are the human model's, the ones the level draws from \
                (docs/human.md); otherwise R is 2800 (the prior's top rating bucket) and the \
                line is the embedded human prior's alone (microseconds, no search). \
