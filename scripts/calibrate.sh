@@ -18,11 +18,12 @@
 #   EXTRA        extra match.py arguments
 #
 # Levels up to HUMAN_MAX_ELO are human levels (src/human/levels.rs): each result line also
-# records the model rating, temperature and guard (margin, depth) the level played at (from the engine's
-# announcement), from which scripts/calibration_table.py --fit prints the CALIBRATION
-# table of src/human/levels.rs. Other settings (the UCI options `Human Model Rating`,
-# `Human Temperature`, `Human Guard` and `Human Guard Depth`) are measured with scripts/match.py directly, the
-# row tagged the same way (docs/strength.md shows the commands).
+# records the model rating, temperature and guard (margin, depth) the level played at
+# (from the engine's announcement), from which scripts/calibration_table.py --fit prints
+# the CALIBRATION table of src/human/levels.rs. Other settings (the UCI options `Human
+# Model Rating`, `Human Temperature`, `Human Guard` and `Human Guard Depth`) are measured
+# with scripts/match.py directly, the row tagged the same way (docs/strength.md shows
+# the commands).
 #
 # Human Timing is off during calibration (it changes how long a move takes, not which
 # move is chosen; off, games go at the opponent's pace). Each level takes ~10 minutes at

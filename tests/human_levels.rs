@@ -166,6 +166,16 @@ fn the_top_human_level_is_guarded_and_plays_legal_moves_through_uci() {
         )) && l.contains("guard")),
         "{lines:?}"
     );
+    // The calibration option sets the guard's depth, and only the depth.
+    e.send("setoption name Human Guard Depth value 7");
+    let lines = e.sync();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("guard ") && l.contains("at depth 7")),
+        "{lines:?}"
+    );
+    e.send("setoption name Human Guard Depth value 0");
     // Past the top human level the node-limited levels play.
     e.send(&format!(
         "setoption name UCI_Elo value {}",

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use cozy_chess::Move;
 
+use super::features::DEPTHS;
 use super::levels::candidates;
 use super::model::Prediction;
 use crate::chess::Position;
@@ -78,11 +79,11 @@ impl Guard {
     /// could draw, [`candidates`]) that gives away more than [`Guard::max_loss`] against
     /// the best of them and the model's own best-scored move, all searched to
     /// [`Guard::depth`]. Removing the favourite can bring new moves into the draw: they
-    /// are searched in turn (at most [`ROUNDS`] searches). Moves the search did not
-    /// finish keep their probability, and the best one always remains. Returns the
+    /// are searched in turn (at most [`ROUNDS`] searches), and the best one always
+    /// remains. `time` bounds the whole guard: a search the clock cuts short judges from
+    /// its deepest iteration that scored all its moves, if that is at least
+    /// [`MIN_JUDGING_DEPTH`]; otherwise its moves keep their probability. Returns the
     /// nodes searched.
-    /// `time` bounds the whole guard (a search cut short judges from its deepest finished
-    /// iteration, [`MIN_JUDGING_DEPTH`] or deeper, or not at all).
     pub fn apply(
         &self,
         searcher: &mut Searcher,
@@ -172,8 +173,8 @@ impl Guard {
 /// Searches a guard may run for one move.
 const ROUNDS: usize = 3;
 /// A guard cut short by the clock still judges from its deepest finished iteration if
-/// that is deeper than the model's own scores ([`super::features::DEPTHS`]).
-const MIN_JUDGING_DEPTH: i32 = 6;
+/// that is deeper than the model's own scores.
+const MIN_JUDGING_DEPTH: i32 = DEPTHS[DEPTHS.len() - 1] + 1;
 
 /// The move the model's deepest search scores best.
 fn deepest_best(p: &Prediction) -> Option<Move> {

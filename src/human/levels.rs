@@ -25,10 +25,11 @@ pub const HUMAN_MIN_ELO: i32 = 600;
 /// rows below, level 1900 measured 1907 ± 64 but level 2000 1892 ± 60 (margin 0.07),
 /// where the node-limited 2000 is within its error, so the human levels stop at 1900.
 pub const HUMAN_MAX_ELO: i32 = 1900;
-/// Measured strength → (model rating, temperature, guard margin, guard depth), ascending; each row is one
-/// 100-game calibration match of the embedded human model (human-prior-v3 and
-/// human-combiner-v2; docs/calibration/results.jsonl, docs/strength.md;
-/// `scripts/calibration_table.py --fit` prints them).
+/// Measured strength → (model rating, temperature, guard margin, guard depth),
+/// ascending; each row is a 100-game calibration match of the embedded human model (one
+/// row pools three, below) with human-prior-v3 and human-combiner-v2
+/// (docs/calibration/results.jsonl, docs/strength.md; `scripts/calibration_table.py
+/// --fit` prints them).
 /// Temperature (see [`sharpen`]): at 1 a level draws as often as the players do and
 /// matches their move ~27–35 % of the time; at 0.4 it matches it 36–45 % (validation
 /// positions, `rookery train-combiner --evaluate`), close to the model's most likely move

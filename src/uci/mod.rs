@@ -129,7 +129,7 @@ impl Settings {
                 let depth = h.guard.map_or(GUARD_DEPTH, |g| g.depth);
                 h.guard = guard_with(self.human_guard as f64 / 100.0, depth);
             }
-            if let (Some(guard), true) = (h.guard.as_mut(), self.human_guard_depth > 0) {
+            if let Some(guard) = h.guard.as_mut().filter(|_| self.human_guard_depth > 0) {
                 guard.depth = self.human_guard_depth as i32;
             }
             Level::Human(h)
