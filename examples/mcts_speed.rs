@@ -1,6 +1,7 @@
-//! Measures the MCTS mode (docs/mcts.md): playouts per second on 1 and 2 threads with
-//! and without capture resolution at the leaves, and the playouts each needs to prove
-//! the mates of tests/mcts.rs.
+//! Measures the MCTS mode (docs/mcts.md): playouts per second on 1 and 2 threads for
+//! each way of judging a leaf (the value net alone, after the tree search's own capture
+//! resolution, after alpha-beta's quiescence search, after a one-ply alpha-beta search),
+//! and the playouts each needs to prove the mates of tests/mcts.rs.
 //!
 //!     cargo run --release --example mcts_speed
 
@@ -31,10 +32,21 @@ const TACTICS: [&str; 6] = [
     "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR b KQkq - 3 3",
 ];
 
-fn searcher(threads: usize, capture_plies: usize) -> Searcher {
+/// The ways to judge a leaf: a name, the alpha-beta leaf depth (negative: none) and the
+/// plies of capture resolution without it.
+const LEAVES: [(&str, i32, usize); 4] = [
+    ("value net", -1, 0),
+    ("capture plies 4", -1, 4),
+    ("quiescence", 0, 0),
+    ("depth 1", 1, 0),
+];
+
+fn searcher(threads: usize, (_, leaf_depth, capture_plies): (&str, i32, usize)) -> Searcher {
     let mut s = Searcher::new(256, threads);
     s.set_mode(SearchMode::Mcts).expect("memory");
-    s.mcts_mut().expect("MCTS mode").capture_plies = capture_plies;
+    let m = s.mcts_mut().expect("MCTS mode");
+    m.leaf_depth = Some(leaf_depth);
+    m.capture_plies = capture_plies;
     s
 }
 
@@ -52,9 +64,9 @@ fn search(s: &mut Searcher, fen: &str, playouts: u64) -> (rookery::search::Searc
 
 fn main() {
     println!("playouts/s, go nodes 200000 from a fresh tree");
-    for capture_plies in [0, 4] {
+    for leaf in LEAVES {
         for threads in [1, 2] {
-            let mut s = searcher(threads, capture_plies);
+            let mut s = searcher(threads, leaf);
             let (mut total, mut secs) = (0, 0.0);
             for fen in SPEED_FENS {
                 let (result, t) = search(&mut s, fen, 200_000);
@@ -63,7 +75,8 @@ fn main() {
                 print!(" {:.0}", result.nodes as f64 / t);
             }
             println!(
-                "  | capture plies {capture_plies}, threads {threads}: {:.0} playouts/s overall",
+                "  | {}, threads {threads}: {:.0} playouts/s overall",
+                leaf.0,
                 total as f64 / secs
             );
         }
@@ -85,16 +98,16 @@ fn main() {
             })
         };
         print!("  {fen}: alpha-beta {}", text(reference));
-        for capture_plies in [0, 4] {
-            let mut s = searcher(1, capture_plies);
+        for leaf in LEAVES {
+            let mut s = searcher(1, leaf);
             let best = search(&mut s, fen, 20_000).0.best_move;
-            print!(", capture plies {capture_plies}: {}", text(best));
+            print!(", {}: {}", leaf.0, text(best));
         }
         println!();
     }
     println!("playouts to prove each mate (1 thread; fewest of 1k, 2k, 5k, ... 500k)");
-    for capture_plies in [0, 4] {
-        let mut s = searcher(1, capture_plies);
+    for leaf in LEAVES {
+        let mut s = searcher(1, leaf);
         for (fen, mate) in MATES {
             let found = [
                 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000,
@@ -102,7 +115,8 @@ fn main() {
             .into_iter()
             .find(|&n| score_to_uci(search(&mut s, fen, n).0.score) == mate);
             println!(
-                "  capture plies {capture_plies}: {mate} {fen}: {}",
+                "  {}: {mate} {fen}: {}",
+                leaf.0,
                 found.map_or("not found".to_string(), |n| n.to_string())
             );
         }

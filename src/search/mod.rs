@@ -285,8 +285,11 @@ impl Searcher {
     ) -> SearchResult {
         if let (SearchMode::Mcts, Some(tree_search)) = (self.mode, &mut self.mcts) {
             let control = Arc::clone(&self.control);
-            let threads = self.histories.len();
-            return tree_search.search(pos, limits, options, threads, &control, reporter);
+            let leaf = mcts::LeafState {
+                tt: &self.tt,
+                histories: &mut self.histories,
+            };
+            return tree_search.search(pos, limits, options, leaf, &control, reporter);
         }
         self.search_alphabeta(pos, limits, options, reporter)
     }

@@ -219,4 +219,8 @@ tunables! {
     /// Softmax temperature of the learnt prior (`PolicyFile`): above 1 flattens the net's
     /// distribution, so that the search looks at more of the moves it ranks low.
     MCTS_PRIOR_TEMPERATURE: f64 = 1.8, 0.5..=3.0, c_end 0.1, r_end 0.002;
+    /// Depth of the alpha-beta search that judges a tree search's new leaf: 0 its
+    /// quiescence search alone, −1 none (the value net after the tree search's own
+    /// capture resolution, `mcts::params::LEAF_QSEARCH_PLIES`).
+    MCTS_LEAF_DEPTH: i32 = 0, -1..=8, c_end 1, r_end 0.002;
 }

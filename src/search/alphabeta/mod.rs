@@ -4,6 +4,7 @@
 //! reductions and extensions) and `qsearch` (quiescence search).
 
 mod iterative;
+mod leaf;
 mod negamax;
 mod qsearch;
 

@@ -1,6 +1,8 @@
 //! What a playout learns at a node it reaches for the first time: an exact result
-//! (mate, stalemate, a draw rule, a tablebase verdict) or the value net's judgement,
-//! after resolving hanging captures, turned into an expected result by the WDL model.
+//! (mate, stalemate, a draw rule, a tablebase verdict) or a score turned into an
+//! expected result by the WDL model. The score comes from alpha-beta's own search
+//! (`SearchThread::leaf_score`, by default its quiescence search) or, with
+//! `MCTS_LEAF_DEPTH` −1, from the value net after the small capture resolution here.
 
 use cozy_chess::{Board, Move, Piece};
 
@@ -202,6 +204,12 @@ pub fn value(eval: &mut Evaluator, board: &Board, capture_plies: usize) -> f64 {
     } else {
         eval.evaluate(board)
     };
+    expected_result(score, board)
+}
+
+/// The expected result (0..1) for the side to move of `board` of a score in centipawns
+/// (mate scores saturate to 0 or 1).
+pub fn expected_result(score: i32, board: &Board) -> f64 {
     wdl::expected_score(score, wdl::material(board))
 }
 

@@ -2,10 +2,10 @@
 //!
 //! A playout walks down a shared tree ([`tree`]) choosing children by PUCT ([`select`])
 //! with priors from [`prior`], judges the node it reaches ([`leaf`]: exact results, the
-//! tables, or the value net through the WDL model), and backs the result up
-//! ([`playout`]). This file runs the playouts on the search threads, decides when to
-//! stop, keeps the tree between moves, and reports through the same [`Reporter`] as
-//! alpha-beta ([`report`] reads the tree out).
+//! tables, or alpha-beta's quiescence search over the value net, through the WDL model),
+//! and backs the result up ([`playout`]). This file runs the playouts on the search
+//! threads, decides when to stop, keeps the tree between moves, and reports through the
+//! same [`Reporter`] as alpha-beta ([`report`] reads the tree out).
 //!
 //! One definition of everything reported: `nodes` = playouts (what `go nodes` limits),
 //! `depth` = the mean playout length in plies (what `go depth` waits for), `seldepth` =
@@ -29,7 +29,9 @@ use std::time::Instant;
 
 use cozy_chess::{Board, Move};
 
-use super::alphabeta::{tablebase_score, TablebaseLimits};
+use super::alphabeta::{self, tablebase_score, SearchThread, TablebaseLimits};
+use super::history::History;
+use super::tt::TranspositionTable;
 use super::{
     wait_for_release, wdl, Reporter, RootSetup, SearchControl, SearchInfo, SearchLimits,
     SearchOptions, SearchResult, TimeManager, DECISIVE,
@@ -41,6 +43,27 @@ use playout::{Shared, Worker};
 use prior::{HandWritten, Prior};
 use tree::{Expansion, Proof, Tree, ROOT};
 
+/// What the leaf searches borrow from the [`super::Searcher`]: its transposition table
+/// and one history per search thread (the number of histories is the number of threads).
+pub struct LeafState<'s> {
+    pub tt: &'s TranspositionTable,
+    pub histories: &'s mut [History],
+}
+
+/// Thread `id`'s alpha-beta searcher for the leaves, when leaves are searched.
+fn leaf_searcher<'a>(
+    depth: i32,
+    id: usize,
+    shared: &'a alphabeta::Shared<'a>,
+    history: &'a mut History,
+    pos: &Position,
+) -> Option<SearchThread<'a>> {
+    (depth >= 0).then(|| {
+        let time = TimeManager::new(shared.limits, pos.board.side_to_move(), 0);
+        SearchThread::new(id, shared, history, pos, time)
+    })
+}
+
 /// The tree search's state between searches: the tree, the prior, and which game
 /// position the tree's root is (to reuse the subtree after the next moves).
 pub struct Mcts {
@@ -50,6 +73,9 @@ pub struct Mcts {
     root_game: Option<(Board, Vec<Move>)>,
     /// Plies of captures resolved at a leaf ([`params::LEAF_QSEARCH_PLIES`]; 0 = none).
     pub capture_plies: usize,
+    /// Depth of the alpha-beta search that judges new leaves instead; `None`:
+    /// [`params::MCTS_LEAF_DEPTH`] (a UCI option in a tuning build), negative: none.
+    pub leaf_depth: Option<i32>,
     /// Dirichlet noise mixed into the root's priors before each search (self-play).
     root_noise: Option<RootNoise>,
 }
@@ -62,6 +88,7 @@ impl Mcts {
             prior: Box::new(HandWritten),
             root_game: None,
             capture_plies: params::LEAF_QSEARCH_PLIES,
+            leaf_depth: None,
             root_noise: None,
         })
     }
@@ -131,14 +158,15 @@ impl Mcts {
         self.root_game = Some((pos.start.clone(), pos.moves.clone()));
     }
 
-    /// Searches `pos` with `threads` threads; the same contract as
-    /// [`super::Searcher::search`].
+    /// Searches `pos` with one thread per history of `leaf`; the same contract as
+    /// [`super::Searcher::search`]. With a leaf depth ≥ 0 each thread judges new
+    /// leaves by an alpha-beta search with its history and the shared table.
     pub fn search(
         &mut self,
         pos: &Position,
         limits: &SearchLimits,
         options: &SearchOptions,
-        threads: usize,
+        leaf: LeafState,
         control: &SearchControl,
         reporter: &dyn Reporter,
     ) -> SearchResult {
@@ -170,6 +198,7 @@ impl Mcts {
             tb: TablebaseLimits::new(&options.tablebases),
             tb_hits: AtomicU64::new(setup.tb_hits),
             capture_plies: self.capture_plies,
+            leaf_depth: self.leaf_depth.unwrap_or_else(params::MCTS_LEAF_DEPTH),
             max_playouts,
             playouts: AtomicU64::new(0),
             depth_sum: AtomicU64::new(0),
@@ -187,15 +216,39 @@ impl Mcts {
                 .map(|w| tablebase_score(w, 0, options.tablebases.rule50).0),
             reporter,
         };
+        // The leaf searches' own stop flag and limits: a leaf search is never cut short.
+        let leaf_control = SearchControl::default();
+        let no_limits = SearchLimits::default();
+        let leaf_nodes: Vec<AtomicU64> = leaf.histories.iter().map(|_| AtomicU64::new(0)).collect();
+        let leaf_shared = alphabeta::Shared {
+            tt: leaf.tt,
+            control: &leaf_control,
+            finished: AtomicBool::new(false),
+            limits: &no_limits,
+            nodes: &leaf_nodes,
+            multipv: 1,
+            root_moves: &[],
+            tb: TablebaseLimits::new(&options.tablebases),
+            tb_hits: AtomicU64::new(0),
+            root_tb: None,
+            policy: None,
+        };
+        let depth = shared.leaf_depth;
+        let leaf_search = |id, history| leaf_searcher(depth, id, &leaf_shared, history, pos);
+        let (main_history, helper_histories) = leaf
+            .histories
+            .split_first_mut()
+            .expect("a search has at least one thread");
         std::thread::scope(|scope| {
-            for _ in 1..threads.max(1) {
+            for (i, history) in helper_histories.iter_mut().enumerate() {
                 let shared = &shared;
+                let leaf = leaf_search(i + 1, history);
                 std::thread::Builder::new()
                     .stack_size(8 << 20)
-                    .spawn_scoped(scope, move || Worker::new(shared, pos).run())
+                    .spawn_scoped(scope, move || Worker::new(shared, pos, leaf).run())
                     .expect("spawn search thread");
             }
-            driver.run(&mut Worker::new(&shared, pos));
+            driver.run(&mut Worker::new(&shared, pos, leaf_search(0, main_history)));
             shared.finished.store(true, SeqCst);
         });
         wait_for_release(control, limits);

@@ -5,7 +5,9 @@
 // The exploration constant, first-play urgency and the learnt prior's temperature are
 // tunable (`MCTS_CPUCT`, `MCTS_FPU_REDUCTION`, `MCTS_PRIOR_TEMPERATURE` in
 // `search/params.rs`: UCI options in a `--features tune` build, constants otherwise).
-pub use crate::search::params::{MCTS_CPUCT, MCTS_FPU_REDUCTION, MCTS_PRIOR_TEMPERATURE};
+pub use crate::search::params::{
+    MCTS_CPUCT, MCTS_FPU_REDUCTION, MCTS_LEAF_DEPTH, MCTS_PRIOR_TEMPERATURE,
+};
 
 /// c grows with the parent's visits: c · (1 + CPUCT_LOG_FACTOR · ln((N + base) / base))
 /// (Lc0), so wide nodes keep exploring.

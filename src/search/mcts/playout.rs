@@ -13,7 +13,8 @@ use super::select::select_child;
 use super::tree::{Expansion, Proof, Tree, ROOT};
 use crate::chess::{legal_moves, Position};
 use crate::eval::Evaluator;
-use crate::search::alphabeta::TablebaseLimits;
+use crate::search::alphabeta::{SearchThread, TablebaseLimits};
+use crate::search::history::{piece_index, ContKey};
 use crate::search::SearchControl;
 
 /// What every thread of one search shares.
@@ -29,6 +30,8 @@ pub struct Shared<'a> {
     pub tb_hits: AtomicU64,
     /// Plies of captures resolved before the value net judges a leaf.
     pub capture_plies: usize,
+    /// Depth of the alpha-beta search that judges a new leaf instead (negative: none).
+    pub leaf_depth: i32,
     /// The most playouts this search may start (`go nodes`).
     pub max_playouts: u64,
     /// Playouts started (each thread claims one before running it).
@@ -64,10 +67,19 @@ pub struct Worker<'a> {
     moves: Vec<Move>,
     priors: Vec<f32>,
     checks: Vec<(usize, Proof)>,
+    /// This thread's alpha-beta searcher for the leaves, when `leaf_depth` >= 0.
+    leaf_search: Option<SearchThread<'a>>,
+    /// The move that led to the node being visited (continuation history of the leaf
+    /// search).
+    last_move: ContKey,
 }
 
 impl<'a> Worker<'a> {
-    pub fn new(shared: &'a Shared<'a>, pos: &Position) -> Self {
+    pub fn new(
+        shared: &'a Shared<'a>,
+        pos: &Position,
+        leaf_search: Option<SearchThread<'a>>,
+    ) -> Self {
         let mut hashes = pos.history.clone();
         hashes.push(pos.board.hash());
         let mut eval = Evaluator::new();
@@ -81,6 +93,8 @@ impl<'a> Worker<'a> {
             moves: Vec::with_capacity(64),
             priors: Vec::with_capacity(64),
             checks: Vec::new(),
+            leaf_search,
+            last_move: None,
         }
     }
 
@@ -145,6 +159,8 @@ impl<'a> Worker<'a> {
                 break node.q().map_or(0.5, |q| 1.0 - q);
             };
             let mv = tree.node(child).mv();
+            let moving = board.piece_on(mv.from).unwrap_or(cozy_chess::Piece::Pawn);
+            self.last_move = Some((piece_index(board.side_to_move(), moving), mv.to as usize));
             let mut after = board.clone();
             after.play_unchecked(mv);
             self.eval.push(&board, mv, &after);
@@ -188,7 +204,14 @@ impl<'a> Worker<'a> {
                 node.set_proof(Proof::Win(1));
                 1.0
             }
-            None => leaf::value(&mut self.eval, board, self.shared.capture_plies),
+            None => match &mut self.leaf_search {
+                Some(search) => {
+                    let depth = self.shared.leaf_depth;
+                    let score = search.leaf_score(board, &self.hashes, self.last_move, depth);
+                    leaf::expected_result(score, board)
+                }
+                None => leaf::value(&mut self.eval, board, self.shared.capture_plies),
+            },
         }
     }
 

@@ -181,3 +181,28 @@ fn multipv_lines_are_distinct_moves_by_visits() {
     assert!(firsts.windows(2).all(|w| w[0] >= w[1]), "{firsts:?}");
     assert_eq!(result.best_move, Some(result.lines[0].pv[0]));
 }
+
+/// `s` with new leaves judged by an alpha-beta search of `depth`.
+fn with_leaf_search(mut s: Searcher, depth: i32) -> Searcher {
+    s.mcts_mut().expect("MCTS mode").leaf_depth = Some(depth);
+    s
+}
+
+#[test]
+fn leaf_searches_keep_playouts_exact_and_find_mates() {
+    for depth in [0, 1, 2] {
+        let pos = middlegame();
+        let mut s = with_leaf_search(mcts_searcher(16, 2), depth);
+        let result = playouts(&mut s, &pos, 600);
+        assert_eq!(result.nodes, 600, "depth {depth}");
+        assert_eq!(s.mcts().unwrap().root_visits(), 600, "depth {depth}");
+        assert!(legal_moves(&pos.board).contains(&result.best_move.unwrap()));
+        // Scholar's mate: Qxf7#.
+        let mate = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4";
+        let pos = Position::new(parse_fen(mate).unwrap());
+        let mut s = with_leaf_search(mcts_searcher(16, 1), depth);
+        let result = playouts(&mut s, &pos, 300);
+        let qxf7 = parse_uci_move(&pos.board, "h5f7").unwrap();
+        assert_eq!(result.best_move, Some(qxf7), "depth {depth}");
+    }
+}
