@@ -163,7 +163,11 @@ impl<'a> Worker<'a> {
             self.last_move = Some((piece_index(board.side_to_move(), moving), mv.to as usize));
             let mut after = board.clone();
             after.play_unchecked(mv);
-            self.eval.push(&board, mv, &after);
+            // The tree's own evaluator follows the path only when it judges the leaf; a
+            // leaf search refreshes its own from the leaf's board.
+            if self.leaf_search.is_none() {
+                self.eval.push(&board, mv, &after);
+            }
             self.hashes.push(after.hash());
             board = after;
             tree.node(child).add_in_flight();
@@ -171,8 +175,10 @@ impl<'a> Worker<'a> {
             index = child;
         };
         self.backup(value);
-        for _ in 1..self.path.len() {
-            self.eval.pop();
+        if self.leaf_search.is_none() {
+            for _ in 1..self.path.len() {
+                self.eval.pop();
+            }
         }
         self.hashes.truncate(base);
         let depth = self.path.len() - 1;
