@@ -223,4 +223,19 @@ tunables! {
     /// quiescence search alone, −1 none (the value net after the tree search's own
     /// capture resolution, `mcts::params::LEAF_QSEARCH_PLIES`).
     MCTS_LEAF_DEPTH: i32 = 0, -1..=8, c_end 1, r_end 0.002;
+
+    // A tree search on the clock scales its soft limit by how settled the root is: by
+    // MCTS_TM_SCALE_UNSETTLED when the most-visited move has none of the root's visits,
+    // down to MCTS_TM_SCALE_SETTLED when it has them all (linear in its share between), so
+    // a clear choice banks time for an unclear one. Both 1.0: the plain soft limit.
+    // Fitted by games (docs/mcts.md, "Time management").
+
+    /// Soft-limit scale when the best move's visit share is 0.
+    MCTS_TM_SCALE_UNSETTLED: f64 = 3.0, 0.5..=4.0, c_end 0.1, r_end 0.002;
+    /// Soft-limit scale when the best move's visit share is 1.
+    MCTS_TM_SCALE_SETTLED: f64 = 1.0, 0.2..=1.5, c_end 0.05, r_end 0.002;
+    /// 1: a move on the clock also stops once the runner-up could not catch the best
+    /// move's visits with every playout left until the scaled soft limit (Lc0's smart
+    /// pruning); 0: never.
+    MCTS_TM_STOP_DECIDED: i32 = 1, 0..=1, c_end 1, r_end 0.002;
 }

@@ -129,6 +129,13 @@ impl TimeManager {
             .is_some_and(|s| self.start.elapsed().as_secs_f64() >= s.as_secs_f64() * scale)
     }
 
+    /// Seconds left until the soft limit stretched by `scale` (negative once past it);
+    /// `None` without a clock.
+    pub fn soft_left_secs(&self, scale: f64) -> Option<f64> {
+        self.soft
+            .map(|s| s.as_secs_f64() * scale - self.start.elapsed().as_secs_f64())
+    }
+
     pub fn is_timed(&self) -> bool {
         self.hard.is_some()
     }

@@ -293,6 +293,22 @@ impl Mcts {
     }
 }
 
+/// How far a move on the clock stretches its soft limit: from
+/// `MCTS_TM_SCALE_UNSETTLED` when the most-visited root move (the first of `ranked`)
+/// has none of the visits to `MCTS_TM_SCALE_SETTLED` when it has them all.
+fn settled_scale(tree: &Tree, ranked: &[usize]) -> f64 {
+    let total: u64 = ranked.iter().map(|&c| tree.node(c).visits() as u64).sum();
+    let share = match ranked.first() {
+        Some(&best) if total > 0 => tree.node(best).visits() as f64 / total as f64,
+        _ => 0.0,
+    };
+    let (unsettled, settled) = (
+        params::MCTS_TM_SCALE_UNSETTLED(),
+        params::MCTS_TM_SCALE_SETTLED(),
+    );
+    unsettled + (settled - unsettled) * share
+}
+
 /// The main thread's side of a search: playouts, stop rules, `info` lines.
 struct Driver<'a> {
     shared: &'a Shared<'a>,
@@ -353,14 +369,27 @@ impl Driver<'_> {
         if pondering {
             return false;
         }
-        if self.time.hard_expired() || self.time.soft_expired(1.0) {
+        if self.time.hard_expired() {
+            return true;
+        }
+        let tree = self.shared.tree;
+        let children = report::ranked_children(tree, ROOT, self.shared.root_moves);
+        // `go movetime` is a budget to spend as asked; only the game clock is managed.
+        let on_clock = self.limits.movetime.is_none();
+        let scale = if on_clock {
+            settled_scale(tree, &children)
+        } else {
+            1.0
+        };
+        if self.time.soft_expired(scale) {
+            return true;
+        }
+        if on_clock && self.decided(&children, scale) {
             return true;
         }
         if self.limits.infinite {
             return false;
         }
-        let tree = self.shared.tree;
-        let children = report::ranked_children(tree, ROOT, self.shared.root_moves);
         // A proven mate ends a game move (it may not be the shortest, but it mates), an
         // analysis only when it cannot be shorter or `go mate` asked for no more.
         let mate_found = match children.first().map(|&c| tree.node(c).proof()) {
@@ -376,6 +405,26 @@ impl Driver<'_> {
         let full =
             !tree.has_room() && self.limits.nodes.is_none() && self.limits.movetime.is_none();
         mate_found || all_decided || full
+    }
+
+    /// Whether the runner-up could not catch the best move's visits even if every
+    /// playout left until the soft limit (stretched by `scale`) went to it, at this
+    /// search's rate so far.
+    fn decided(&self, children: &[usize], scale: f64) -> bool {
+        if params::MCTS_TM_STOP_DECIDED() == 0 {
+            return false;
+        }
+        let (Some(left), [best, second, ..]) = (self.time.soft_left_secs(scale), children) else {
+            return false;
+        };
+        let elapsed = self.time.elapsed().as_secs_f64();
+        if elapsed <= 0.0 {
+            return false;
+        }
+        let rate = self.shared.playouts() as f64 / elapsed;
+        let tree = self.shared.tree;
+        let lead = tree.node(*best).visits() as f64 - tree.node(*second).visits() as f64;
+        lead > rate * left.max(0.0)
     }
 
     fn lines(&self) -> Vec<super::RootLine> {

@@ -206,3 +206,82 @@ fn leaf_searches_keep_playouts_exact_and_find_mates() {
         assert_eq!(result.best_move, Some(qxf7), "depth {depth}");
     }
 }
+
+#[test]
+fn the_soft_limit_stretches_as_the_best_moves_share_falls() {
+    use super::params::{MCTS_TM_SCALE_SETTLED, MCTS_TM_SCALE_UNSETTLED};
+    use super::report::ranked_children;
+    use super::settled_scale;
+    use super::tree::{Tree, ROOT};
+
+    let pos = middlegame();
+    let moves = legal_moves(&pos.board);
+    let tree = Tree::new(1);
+    tree.expand(ROOT, &moves, &vec![1.0 / moves.len() as f32; moves.len()]);
+    let children: Vec<usize> = tree.node(ROOT).child_range().collect();
+    let (unsettled, settled) = (MCTS_TM_SCALE_UNSETTLED(), MCTS_TM_SCALE_SETTLED());
+    assert!(settled < unsettled, "a settled root must stop sooner");
+    // Nothing visited: as unsettled as a root can be.
+    assert_eq!(settled_scale(&tree, &children), unsettled);
+    let visit = |child: usize, times: usize| {
+        for _ in 0..times {
+            tree.node(child).add_in_flight();
+            tree.node(child).backup(0.5);
+        }
+    };
+    visit(children[3], 3);
+    visit(children[7], 1);
+    let ranked = ranked_children(&tree, ROOT, None);
+    assert_eq!(ranked[0], children[3]);
+    let three_quarters = unsettled + (settled - unsettled) * 0.75;
+    assert!((settled_scale(&tree, &ranked) - three_quarters).abs() < 1e-9);
+    // Every visit on one move: fully settled.
+    let tree = Tree::new(1);
+    tree.expand(ROOT, &moves, &vec![1.0 / moves.len() as f32; moves.len()]);
+    let only = tree.node(ROOT).child_range().next().unwrap();
+    tree.node(only).add_in_flight();
+    tree.node(only).backup(1.0);
+    let ranked = ranked_children(&tree, ROOT, None);
+    assert!((settled_scale(&tree, &ranked) - settled).abs() < 1e-9);
+}
+
+#[test]
+fn an_obvious_recapture_on_the_clock_stops_before_the_soft_limit() {
+    // White's queen took on d5 and Black's knight takes back: every other move loses a queen.
+    let pos = Position::new(
+        parse_fen("rnb1kb1r/ppp2ppp/5n2/3Q4/8/8/PPPP1PPP/RNB1KBNR b KQkq - 0 5").unwrap(),
+    );
+    let recapture = parse_uci_move(&pos.board, "f6d5").unwrap();
+    let mut s = mcts_searcher(16, 1);
+    // 60 s on the clock: a soft limit of 60,000 / 25 × 60 % = 1,440 ms before scaling.
+    let limits = SearchLimits {
+        wtime: Some(60_000),
+        btime: Some(60_000),
+        ..Default::default()
+    };
+    let start = std::time::Instant::now();
+    let result = s.search(&pos, &limits, &SearchOptions::default(), &Silent);
+    let spent = start.elapsed().as_millis();
+    assert_eq!(result.best_move, Some(recapture));
+    assert!(
+        spent < 1_440,
+        "a decided move took {spent} ms of a 1,440 ms soft limit"
+    );
+}
+
+#[test]
+fn go_movetime_is_spent_as_asked_however_settled_the_root() {
+    let pos = Position::new(
+        parse_fen("rnb1kb1r/ppp2ppp/5n2/3Q4/8/8/PPPP1PPP/RNB1KBNR b KQkq - 0 5").unwrap(),
+    );
+    let mut s = mcts_searcher(16, 1);
+    let limits = SearchLimits {
+        movetime: Some(300),
+        ..Default::default()
+    };
+    let start = std::time::Instant::now();
+    s.search(&pos, &limits, &SearchOptions::default(), &Silent);
+    let spent = start.elapsed().as_millis();
+    // The default move overhead comes off the budget.
+    assert!(spent >= 250, "go movetime 300 stopped after {spent} ms");
+}
