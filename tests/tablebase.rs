@@ -134,6 +134,36 @@ fn mcts_takes_table_results_at_its_leaves_and_at_the_root() {
     assert_eq!(tablebase::probe_wdl(&board), Some(Wdl::Loss));
 }
 
+/// MCTS `tbhits` after `playouts` from `fen`, its leaves judged by an alpha-beta search of
+/// `leaf_depth` (−1: by the value net, no leaf search), with the tables loaded here.
+fn mcts_tb_hits(fen: &str, leaf_depth: i32, playouts: u64) -> u64 {
+    use rookery::chess::{parse_fen, Position};
+    use rookery::search::{SearchLimits, SearchMode, SearchOptions, Searcher, Silent};
+    load_here();
+    let mut s = Searcher::new(16, 1);
+    s.set_mode(SearchMode::Mcts).expect("memory for the tree");
+    s.mcts_mut().expect("MCTS mode").leaf_depth = Some(leaf_depth);
+    let pos = Position::new(parse_fen(fen).unwrap());
+    let limits = SearchLimits {
+        nodes: Some(playouts),
+        ..Default::default()
+    };
+    s.search(&pos, &limits, &SearchOptions::default(), &Silent)
+        .tbhits
+}
+
+#[test]
+fn mcts_counts_the_probes_of_its_leaf_searches() {
+    // Seven pieces, exchanges on d4 into the tables. The tree probes a node once, at its
+    // first visit, so 20 playouts make at most 20 probes of their own; a leaf search of
+    // five plies probes many times more, and those count too.
+    let fen = "4k3/8/2n5/8/3r4/4P3/3Q4/R3K3 w - - 0 1";
+    let own_only = mcts_tb_hits(fen, -1, 20);
+    assert!(own_only <= 20, "{own_only}");
+    let with_leaf_searches = mcts_tb_hits(fen, 5, 20);
+    assert!(with_leaf_searches > 20, "{with_leaf_searches}");
+}
+
 #[test]
 fn bad_paths_keep_the_loaded_tables_and_no_tables_means_no_probes() {
     let mut e = engine_with_tables();

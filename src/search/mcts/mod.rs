@@ -204,18 +204,6 @@ impl Mcts {
             depth_sum: AtomicU64::new(0),
             seldepth: AtomicU64::new(0),
         };
-        let mut driver = Driver {
-            shared: &shared,
-            limits,
-            time: TimeManager::new(limits, pos.board.side_to_move(), options.move_overhead),
-            was_pondering: control.pondering.load(SeqCst),
-            material: wdl::material(&pos.board),
-            multipv: options.multipv.clamp(1, setup.moves.len()),
-            root_tb: setup
-                .tb
-                .map(|w| tablebase_score(w, 0, options.tablebases.rule50).0),
-            reporter,
-        };
         // The leaf searches' own stop flag and limits: a leaf search is never cut short.
         let leaf_control = SearchControl::default();
         let no_limits = SearchLimits::default();
@@ -232,6 +220,19 @@ impl Mcts {
             tb_hits: AtomicU64::new(0),
             root_tb: None,
             policy: None,
+        };
+        let mut driver = Driver {
+            shared: &shared,
+            limits,
+            time: TimeManager::new(limits, pos.board.side_to_move(), options.move_overhead),
+            was_pondering: control.pondering.load(SeqCst),
+            material: wdl::material(&pos.board),
+            multipv: options.multipv.clamp(1, setup.moves.len()),
+            root_tb: setup
+                .tb
+                .map(|w| tablebase_score(w, 0, options.tablebases.rule50).0),
+            reporter,
+            leaf_tb_hits: &leaf_shared.tb_hits,
         };
         let depth = shared.leaf_depth;
         let leaf_search = |id, history| leaf_searcher(depth, id, &leaf_shared, history, pos);
@@ -320,6 +321,8 @@ struct Driver<'a> {
     /// The tables' score for the root, when the root is in them.
     root_tb: Option<i32>,
     reporter: &'a dyn Reporter,
+    /// Table-base hits of the leaf searches, counted in their own alpha-beta state.
+    leaf_tb_hits: &'a AtomicU64,
 }
 
 impl Driver<'_> {
@@ -457,10 +460,14 @@ impl Driver<'_> {
                 nodes: self.shared.playouts(),
                 time_ms: self.time.elapsed_ms(),
                 hashfull: self.shared.tree.hashfull(),
-                tbhits: self.shared.tb_hits.load(Relaxed),
+                tbhits: self.tb_hits(),
                 pv: &line.pv,
             });
         }
+    }
+
+    fn tb_hits(&self) -> u64 {
+        self.shared.tb_hits.load(Relaxed) + self.leaf_tb_hits.load(Relaxed)
     }
 
     fn result(&self, fallback: Move) -> SearchResult {
@@ -472,7 +479,7 @@ impl Driver<'_> {
             score: best.map_or(0, |l| l.score),
             depth: self.mean_depth(),
             nodes: self.shared.playouts(),
-            tbhits: self.shared.tb_hits.load(Relaxed),
+            tbhits: self.tb_hits(),
             lines,
         }
     }
