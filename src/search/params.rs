@@ -219,6 +219,13 @@ tunables! {
     /// Softmax temperature of the learnt prior (`PolicyFile`): above 1 flattens the net's
     /// distribution, so that the search looks at more of the moves it ranks low.
     MCTS_PRIOR_TEMPERATURE: f64 = 1.8, 0.5..=3.0, c_end 0.1, r_end 0.002;
+    /// The root's own exploration constant, as a multiple of MCTS_CPUCT: the root decides
+    /// the move, the nodes below only have to back up a value.
+    MCTS_ROOT_CPUCT_SCALE: f64 = 1.0, 0.5..=4.0, c_end 0.1, r_end 0.002;
+    /// The root's own prior temperature: its children's priors are the others' raised to
+    /// MCTS_PRIOR_TEMPERATURE / this (for the learnt prior: its softmax at this
+    /// temperature).
+    MCTS_ROOT_PRIOR_TEMPERATURE: f64 = 1.8, 0.5..=6.0, c_end 0.15, r_end 0.002;
     /// Depth of the alpha-beta search that judges a tree search's new leaf: 0 its
     /// quiescence search alone, −1 none (the value net after the tree search's own
     /// capture resolution, `mcts::params::LEAF_QSEARCH_PLIES`).

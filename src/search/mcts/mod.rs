@@ -38,7 +38,9 @@ use super::{
 };
 use crate::chess::{legal_moves, Position};
 use noise::RootNoise;
-use params::{REPORT_INTERVAL_MS, TIME_CHECK_INTERVAL};
+use params::{
+    MCTS_PRIOR_TEMPERATURE, MCTS_ROOT_PRIOR_TEMPERATURE, REPORT_INTERVAL_MS, TIME_CHECK_INTERVAL,
+};
 use playout::{Shared, Worker};
 use prior::{HandWritten, Prior};
 use tree::{Expansion, Proof, Tree, ROOT};
@@ -177,7 +179,7 @@ impl Mcts {
         }
         self.reuse_or_clear(pos);
         self.expand_root(pos);
-        self.noise_root_priors(&pos.board);
+        self.set_root_priors(&pos.board);
         let legal = legal_moves(&pos.board).len();
         let restricted = setup.moves.len() < legal;
         // One legal move: one playout for an `info` line, then answer.
@@ -256,18 +258,26 @@ impl Mcts {
         driver.result(setup.moves[0])
     }
 
-    /// With root noise on, gives the root's children freshly noised priors. The clean
-    /// priors are asked for again rather than read from the children: a reused root
-    /// may already carry the noise of an earlier search.
-    fn noise_root_priors(&mut self, board: &Board) {
-        let Some(noise) = &mut self.root_noise else {
+    /// Gives the root's children their priors as a root: the others' at the root's own
+    /// temperature (`MCTS_ROOT_PRIOR_TEMPERATURE`), with root noise when it is on. The
+    /// clean priors are asked for again rather than read from the children: a reused
+    /// root was expanded as an inner node, and may carry the noise of an earlier search.
+    fn set_root_priors(&mut self, board: &Board) {
+        let power = MCTS_PRIOR_TEMPERATURE() / MCTS_ROOT_PRIOR_TEMPERATURE().max(1e-3);
+        let retemper = (power - 1.0).abs() > 1e-9;
+        if !retemper && self.root_noise.is_none() {
             return;
-        };
+        }
         let range = self.tree.node(ROOT).child_range();
         let moves: Vec<Move> = range.clone().map(|c| self.tree.node(c).mv()).collect();
         let mut priors = Vec::new();
         self.prior.priors(board, &moves, &mut priors);
-        noise.apply(&mut priors);
+        if retemper {
+            retemper_in_place(&mut priors, power as f32);
+        }
+        if let Some(noise) = &mut self.root_noise {
+            noise.apply(&mut priors);
+        }
         for (c, p) in range.zip(priors) {
             self.tree.node(c).set_prior(p);
         }
@@ -291,6 +301,19 @@ impl Mcts {
         if leaf::prove_mates_by_checks(&self.tree, ROOT, board, &moves, &hashes, &mut Vec::new()) {
             playout::prove_upward(&self.tree, &[ROOT]);
         }
+    }
+}
+
+/// Raises probabilities to `power` and normalises them again: the softmax of the same
+/// logits at the temperature divided by `power`.
+fn retemper_in_place(priors: &mut [f32], power: f32) {
+    let mut sum = 0.0;
+    for p in priors.iter_mut() {
+        *p = p.max(f32::MIN_POSITIVE).powf(power);
+        sum += *p;
+    }
+    if sum > 0.0 {
+        priors.iter_mut().for_each(|p| *p /= sum);
     }
 }
 

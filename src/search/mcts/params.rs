@@ -6,8 +6,9 @@
 // tunable (`MCTS_CPUCT`, `MCTS_FPU_REDUCTION`, `MCTS_PRIOR_TEMPERATURE` in
 // `search/params.rs`: UCI options in a `--features tune` build, constants otherwise).
 pub use crate::search::params::{
-    MCTS_CPUCT, MCTS_FPU_REDUCTION, MCTS_LEAF_DEPTH, MCTS_PRIOR_TEMPERATURE, MCTS_TM_SCALE_SETTLED,
-    MCTS_TM_SCALE_UNSETTLED, MCTS_TM_STOP_DECIDED,
+    MCTS_CPUCT, MCTS_FPU_REDUCTION, MCTS_LEAF_DEPTH, MCTS_PRIOR_TEMPERATURE, MCTS_ROOT_CPUCT_SCALE,
+    MCTS_ROOT_PRIOR_TEMPERATURE, MCTS_TM_SCALE_SETTLED, MCTS_TM_SCALE_UNSETTLED,
+    MCTS_TM_STOP_DECIDED,
 };
 
 /// c grows with the parent's visits: c · (1 + CPUCT_LOG_FACTOR · ln((N + base) / base))

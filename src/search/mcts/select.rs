@@ -4,11 +4,17 @@
 use cozy_chess::Move;
 
 use super::params::*;
-use super::tree::{Proof, Tree};
+use super::tree::{Proof, Tree, ROOT};
 
-/// The exploration constant at a node with `visits` playouts (grows with log N).
-pub fn cpuct(visits: f64) -> f64 {
-    MCTS_CPUCT() * (1.0 + CPUCT_LOG_FACTOR * ((visits + CPUCT_LOG_BASE) / CPUCT_LOG_BASE).ln())
+/// The exploration constant at a node with `visits` playouts (grows with log N), the
+/// root's scaled by its own factor.
+pub fn cpuct(visits: f64, is_root: bool) -> f64 {
+    let base = if is_root {
+        MCTS_CPUCT() * MCTS_ROOT_CPUCT_SCALE()
+    } else {
+        MCTS_CPUCT()
+    };
+    base * (1.0 + CPUCT_LOG_FACTOR * ((visits + CPUCT_LOG_BASE) / CPUCT_LOG_BASE).ln())
 }
 
 /// The child of `parent` with the highest Q + U. `allowed` restricts the moves (the root's
@@ -20,7 +26,7 @@ pub fn select_child(tree: &Tree, parent: usize, allowed: Option<&[Move]>) -> Opt
     let parent_visits = (node.visits() + node.in_flight()).max(1) as f64;
     // The parent's value for its own side to move is the complement of its mean.
     let parent_q = node.q().map_or(0.5, |q| 1.0 - q);
-    let explore = cpuct(parent_visits) * parent_visits.sqrt();
+    let explore = cpuct(parent_visits, parent == ROOT) * parent_visits.sqrt();
     // One pass over the children (each one's cache line is read once): children not
     // visited yet and not on their way all score `fpu + explore · prior`, and `fpu`
     // needs the whole pass's visited prior mass, so the pass keeps only the one of them
@@ -180,7 +186,7 @@ mod tests {
             .map(|c| tree.node(c).prior() as f64)
             .sum();
         let fpu = parent_q - MCTS_FPU_REDUCTION() * visited_prior.sqrt();
-        let explore = cpuct(parent_visits) * parent_visits.sqrt();
+        let explore = cpuct(parent_visits, parent == ROOT) * parent_visits.sqrt();
         let (mut best, mut best_score, mut slowest_loss) = (None, f64::NEG_INFINITY, None);
         for c in node.child_range() {
             let child = tree.node(c);

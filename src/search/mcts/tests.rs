@@ -285,3 +285,24 @@ fn go_movetime_is_spent_as_asked_however_settled_the_root() {
     // The default move overhead comes off the budget.
     assert!(spent >= 250, "go movetime 300 stopped after {spent} ms");
 }
+
+#[test]
+fn the_roots_priors_are_the_softmax_at_the_roots_temperature() {
+    use crate::policy::policy_net::softmax_in_place;
+    let logits = [2.0f32, 0.5, -1.0, 0.0, 3.0];
+    let (inner, root) = (1.8f32, 3.0f32);
+    let mut priors = logits.to_vec();
+    softmax_in_place(&mut priors, inner);
+    super::retemper_in_place(&mut priors, inner / root);
+    let mut expected = logits.to_vec();
+    softmax_in_place(&mut expected, root);
+    for (p, e) in priors.iter().zip(&expected) {
+        assert!((p - e).abs() < 1e-6, "{priors:?} {expected:?}");
+    }
+    // Power 1 changes nothing.
+    let before = priors.clone();
+    super::retemper_in_place(&mut priors, 1.0);
+    for (p, b) in priors.iter().zip(&before) {
+        assert!((p - b).abs() < 1e-6);
+    }
+}
