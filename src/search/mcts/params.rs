@@ -2,9 +2,10 @@
 
 // --- Selection (PUCT) ---
 
-// The exploration constant, first-play urgency and the learnt prior's temperature are
-// tunable (`MCTS_CPUCT`, `MCTS_FPU_REDUCTION`, `MCTS_PRIOR_TEMPERATURE` in
-// `search/params.rs`: UCI options in a `--features tune` build, constants otherwise).
+// The exploration constant, first-play urgency and the learnt prior's temperature (and
+// the root's own exploration and temperature), the leaf depth and the time management
+// are tunable (`MCTS_*` in `search/params.rs`: UCI options in a `--features tune` build,
+// constants otherwise).
 pub use crate::search::params::{
     MCTS_CPUCT, MCTS_FPU_REDUCTION, MCTS_LEAF_DEPTH, MCTS_PRIOR_TEMPERATURE, MCTS_ROOT_CPUCT_SCALE,
     MCTS_ROOT_PRIOR_TEMPERATURE, MCTS_TM_SCALE_SETTLED, MCTS_TM_SCALE_UNSETTLED,
