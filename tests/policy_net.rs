@@ -186,16 +186,24 @@ fn plain_rust_equals_candle(threat_inputs: bool) {
     let ids: Vec<usize> = (0..train.len()).step_by(train.len() / 64).collect();
     let batch = Batch::new(&train, &ids, &Device::Cpu).unwrap();
     let candle = model.logits(&batch).unwrap().to_vec2::<f32>().unwrap();
-    let mut position = Vec::new();
+    let (mut exact, mut engine) = (Vec::new(), Vec::new());
     for (r, &i) in ids.iter().enumerate() {
-        net.position_vector(train.features(i), &mut position);
+        // The float reference is candle's graph; the engine's pass (an i16 first layer)
+        // differs from it only by the weights' rounding.
+        net.position_vector_exact(train.features(i), &mut exact);
+        net.position_vector(train.features(i), &mut engine);
         let tactics = train.tactic_rows(i);
         for (k, &rows) in train.move_rows(i).iter().enumerate() {
-            let ours = net.move_logit(&position, rows, tactics[k]);
             let theirs = candle[r][k];
+            let reference = net.move_logit(&exact, rows, tactics[k]);
             assert!(
-                (ours - theirs).abs() <= 1e-4 * (1.0 + theirs.abs()),
-                "position {i} move {k}: {ours} vs candle {theirs}"
+                (reference - theirs).abs() <= 1e-4 * (1.0 + theirs.abs()),
+                "position {i} move {k}: {reference} vs candle {theirs}"
+            );
+            let ours = net.move_logit(&engine, rows, tactics[k]);
+            assert!(
+                (ours - theirs).abs() <= 5e-3 * (1.0 + theirs.abs()),
+                "position {i} move {k}: the engine's {ours} vs candle {theirs}"
             );
         }
         // Padded slots are masked far below every real move.

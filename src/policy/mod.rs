@@ -7,6 +7,8 @@
 //! file also owns the embedded default nets (the human prior and the MCTS policy), so the
 //! binary needs no file beside it.
 
+pub mod first_layer;
+pub mod kernel;
 pub mod moves;
 pub mod network;
 pub mod policy_net;

@@ -3,8 +3,11 @@
 //! and move encodings ([`super::moves`]) without any rating or time conditioning: the
 //! mover's 782 sparse features → ReLU(h) → a d-wide position vector; a legal move's
 //! logit is that vector dotted with the sum of its three embedding rows; softmax over
-//! the legal moves only. Plain-Rust f32 forward pass (no candle per call), equal to the
-//! trainer's candle graph (`train::policy::model`) within float rounding.
+//! the legal moves only. The engine's forward pass (no candle per call) sums the first
+//! layer in i16 ([`super::first_layer`]) and runs the second in f32 ([`super::kernel`]);
+//! a float reference ([`PolicyNet::position_vector_exact`]) equals the trainer's candle
+//! graph (`train::policy::model`) within float rounding, and the engine's pass differs
+//! from it by the weights' rounding (logits within 0.01 on the embedded net).
 //!
 //! The tensors carry a `policy.` prefix so that a human prior file (or a value net) is
 //! refused by name rather than misread when its widths happen to fit.
@@ -14,11 +17,13 @@ use std::path::Path;
 use cozy_chess::{Board, Move};
 use safetensors::SafeTensors;
 
+use super::first_layer::QuantisedLayer;
+use super::kernel;
 use super::moves::{legal_moves, move_rows, MOVE_ROWS};
 use super::network::f32_tensor;
 use super::tactics::{Threats, TACTIC_ROWS};
 use super::threat_features::{board_inputs, input_count, THREAT_INPUTS};
-use crate::eval::simd::with_avx2;
+use crate::eval::simd::{self, with_avx2};
 
 /// Names of the net's tensors.
 pub const TENSORS: [&str; 5] = [
@@ -73,9 +78,14 @@ pub fn tensor_shape(name: &str, s: PolicyShape) -> Vec<usize> {
     }
 }
 
-/// The policy's weights, input-major as stored.
+/// Widest first layer the engine's kernel takes (its sums live on the stack).
+pub const MAX_HIDDEN: usize = 1024;
+
+/// The policy's weights, input-major as stored, and the first layer in integers (what
+/// the engine runs; the float one is the reference it is tested against).
 pub struct PolicyNet {
     pub shape: PolicyShape,
+    l1: QuantisedLayer,
     l1_weight: Vec<f32>,
     l1_bias: Vec<f32>,
     l2_weight: Vec<f32>,
@@ -129,18 +139,27 @@ impl PolicyNet {
             tactics: table_rows == Some(MOVE_ROWS + TACTIC_ROWS),
             threat_inputs: l1_rows == Some(THREAT_INPUTS),
         };
+        if shape.hidden > MAX_HIDDEN {
+            return Err(format!(
+                "a first layer of {} is wider than the {MAX_HIDDEN} the engine takes",
+                shape.hidden
+            ));
+        }
         let get = |name: &str| read_f32(&st, name, &tensor_shape(name, shape));
+        let (l1_weight, l1_bias) = (get(TENSORS[0])?, get(TENSORS[1])?);
         Ok(PolicyNet {
             shape,
-            l1_weight: get(TENSORS[0])?,
-            l1_bias: get(TENSORS[1])?,
+            l1: QuantisedLayer::new(&l1_weight, &l1_bias),
+            l1_weight,
+            l1_bias,
             l2_weight: get(TENSORS[2])?,
             l2_bias: get(TENSORS[3])?,
             moves: get(TENSORS[4])?,
         })
     }
 
-    /// The position vector of the mover's active `features` into `out`.
+    /// The position vector of the mover's active `features` into `out`: the integer
+    /// first layer, then the float second one over its positive units.
     pub fn position_vector(&self, features: &[u16], out: &mut Vec<f32>) {
         with_avx2(
             #[inline(always)]
@@ -150,7 +169,25 @@ impl PolicyNet {
 
     #[inline(always)]
     fn position_vector_inline(&self, features: &[u16], out: &mut Vec<f32>) {
-        let (h, inputs) = (self.shape.hidden, self.shape.inputs());
+        let mut sums = [0i16; MAX_HIDDEN];
+        let sums = &mut sums[..self.shape.hidden];
+        self.l1.accumulate(features, sums);
+        out.clear();
+        out.resize(self.shape.d, 0.0);
+        kernel::second_layer(
+            simd::Path::best(),
+            sums,
+            1.0 / self.l1.scale(),
+            &self.l2_weight,
+            &self.l2_bias,
+            out,
+        );
+    }
+
+    /// The position vector with the first layer in f32, as trained: the reference that
+    /// the engine's integer layer is measured against.
+    pub fn position_vector_exact(&self, features: &[u16], out: &mut Vec<f32>) {
+        let (h, d, inputs) = (self.shape.hidden, self.shape.d, self.shape.inputs());
         let mut hidden = self.l1_bias.clone();
         for &f in features {
             let f = f as usize;
@@ -161,9 +198,7 @@ impl PolicyNet {
         }
         out.clear();
         out.extend_from_slice(&self.l2_bias);
-        let d = self.shape.d;
-        for (i, &x) in hidden.iter().enumerate() {
-            // ReLU; about half the hidden units are zero, and they cost nothing.
+        for (i, x) in hidden.into_iter().enumerate() {
             if x > 0.0 {
                 let row = &self.l2_weight[i * d..(i + 1) * d];
                 out.iter_mut().zip(row).for_each(|(o, w)| *o += x * w);
@@ -406,6 +441,48 @@ mod tests {
             .parse()
             .unwrap();
         assert!(net.probabilities(&mated).is_empty());
+    }
+
+    #[test]
+    fn the_integer_first_layer_keeps_the_embedded_nets_choices() {
+        let net = crate::policy::default_policy();
+        let (mut worst, mut same_top, mut positions) = (0f32, 0, 0);
+        let (mut features, mut exact, mut ours) = (Vec::new(), Vec::new(), Vec::new());
+        for (board, _, _) in crate::bench::eval::random_walk(600, 11) {
+            let moves = legal_moves(&board);
+            if moves.len() < 2 {
+                continue;
+            }
+            features.clear();
+            net.shape.board_features(&board, &mut features);
+            net.position_vector_exact(&features, &mut exact);
+            net.position_vector(&features, &mut ours);
+            let threats = Threats::new(&board);
+            let logits = |position: &[f32]| -> Vec<f32> {
+                let logit = |&mv: &Move| {
+                    let rows = move_rows(&board, mv);
+                    net.move_logit(position, rows, threats.row(&board, mv))
+                };
+                moves.iter().map(logit).collect()
+            };
+            let (a, b) = (logits(&exact), logits(&ours));
+            worst = a
+                .iter()
+                .zip(&b)
+                .map(|(x, y)| (x - y).abs())
+                .fold(worst, f32::max);
+            let top = |l: &[f32]| (0..l.len()).max_by(|&i, &j| l[i].total_cmp(&l[j]));
+            same_top += (top(&a) == top(&b)) as usize;
+            positions += 1;
+        }
+        eprintln!(
+            "{positions} positions: largest logit difference {worst}, same top move {same_top}"
+        );
+        assert!(worst < 0.03, "largest logit difference {worst}");
+        assert!(
+            same_top * 100 >= positions * 99,
+            "{same_top} of {positions}"
+        );
     }
 
     #[test]
