@@ -15,6 +15,10 @@ use crate::eval::simd::{acc_update, Path};
 /// four castling rights, en passant.
 pub const MAX_ACTIVE: usize = 40;
 
+/// The finest step used, for nets whose weights are all tiny (or zero): far below any
+/// difference that matters.
+const MAX_SCALE: f32 = 8192.0;
+
 /// A first layer quantised to i16, rows input-major.
 pub struct QuantisedLayer {
     weights: Vec<i16>,
@@ -34,7 +38,7 @@ impl QuantisedLayer {
             weights.len()
         );
         let bound = worst_sum(weights, bias);
-        let mut scale = i16::MAX as f32 / bound.max(1e-6);
+        let mut scale = (i16::MAX as f32 / bound).min(MAX_SCALE);
         // Rounding can push a lane's worst sum a little past the float bound.
         loop {
             let layer = QuantisedLayer::at_scale(weights, bias, scale);
@@ -165,6 +169,12 @@ mod tests {
                 .all(|&o| o > 0 && (o as f32 - expected).abs() < 25.0),
             "{out:?} vs {expected}"
         );
+        // A layer of zeros (an untrained net) loads at the finest step and sums to zero.
+        let zeros = QuantisedLayer::new(&vec![0.0; 100 * width], &vec![0.0; width]);
+        assert_eq!(zeros.scale(), MAX_SCALE);
+        zeros.accumulate(&features, &mut out);
+        assert!(out.iter().all(|&o| o == 0));
+        layer.accumulate(&features, &mut out);
         // Rows past the table are ignored rather than read.
         layer.accumulate(&[5000, 1], &mut out);
         assert!(out
