@@ -255,10 +255,11 @@ impl Position {
     }
 }
 
-/// What the side to move needs to know whether a quiet move gives check without playing
-/// it: for each piece type the squares from which it would attack the enemy king, and our
+/// What the side to move needs to know whether a move gives check without playing it:
+/// for each piece type the squares from which it would attack the enemy king, and our
 /// pieces that alone block one of our sliders from that king (moving one off the line
-/// uncovers check).
+/// uncovers check). It answers for every move but castling, en passant and promotions
+/// ([`CheckInfo::simple_move_gives_check`]).
 pub struct CheckInfo {
     king: Square,
     squares: [BitBoard; Piece::NUM],
@@ -299,9 +300,10 @@ impl CheckInfo {
         }
     }
 
-    /// Whether `mv`, a move of `piece` that captures nothing, promotes nothing and is not
-    /// castling, gives check.
-    pub fn quiet_gives_check(&self, piece: Piece, mv: Move) -> bool {
+    /// Whether `mv`, a move of `piece` that is not castling, en passant or a promotion,
+    /// gives check. A capture is such a move too: it leaves every square but `from` as
+    /// occupied as before, which is all the precomputed squares depend on.
+    pub fn simple_move_gives_check(&self, piece: Piece, mv: Move) -> bool {
         self.squares[piece as usize].has(mv.to)
             || (self.discoverers.has(mv.from) && !get_line_rays(mv.from, self.king).has(mv.to))
     }
@@ -320,34 +322,38 @@ pub fn sign(color: Color) -> i32 {
 mod tests {
     use super::*;
 
-    /// `CheckInfo` agrees with playing the move, for every quiet non-castling move in
-    /// the trees (to depth 3) of positions rich in pins, discovered checks and slider play.
+    /// `CheckInfo` agrees with playing the move, for every move but castling, en passant
+    /// and promotions in the trees (to depth 3) of positions rich in pins, discovered
+    /// checks, captures and slider play.
     #[test]
     fn check_info_matches_playing_the_move() {
-        fn walk(board: &Board, depth: u32, counts: &mut (usize, usize)) {
+        fn walk(board: &Board, depth: u32, counts: &mut (usize, usize, usize)) {
             let info = CheckInfo::new(board);
             let them = board.colors(!board.side_to_move());
             for mv in legal_moves(board) {
                 let mut child = board.clone();
                 child.play_unchecked(mv);
                 let piece = board.piece_on(mv.from).unwrap();
-                let pawn_capture = piece == Piece::Pawn && mv.from.file() != mv.to.file();
-                let quiet = !them.has(mv.to)
-                    && mv.promotion.is_none()
-                    && !pawn_capture
-                    && !is_castle(board, mv);
-                if quiet {
+                let en_passant =
+                    piece == Piece::Pawn && mv.from.file() != mv.to.file() && !them.has(mv.to);
+                let simple = mv.promotion.is_none() && !en_passant && !is_castle(board, mv);
+                if simple {
                     let checks = !child.checkers().is_empty();
-                    assert_eq!(info.quiet_gives_check(piece, mv), checks, "{board} {mv}");
+                    assert_eq!(
+                        info.simple_move_gives_check(piece, mv),
+                        checks,
+                        "{board} {mv}"
+                    );
                     counts.0 += 1;
                     counts.1 += checks as usize;
+                    counts.2 += (checks && them.has(mv.to)) as usize;
                 }
                 if depth > 1 {
                     walk(&child, depth - 1, counts);
                 }
             }
         }
-        let mut counts = (0, 0);
+        let mut counts = (0, 0, 0);
         for fen in [
             STARTPOS_FEN,
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -358,7 +364,10 @@ mod tests {
         ] {
             walk(&parse_fen(fen).unwrap(), 3, &mut counts);
         }
-        assert!(counts.0 > 100_000 && counts.1 > 1_000, "{counts:?}");
+        assert!(
+            counts.0 > 100_000 && counts.1 > 1_000 && counts.2 > 100,
+            "moves, checks, checking captures: {counts:?}"
+        );
     }
 
     #[test]

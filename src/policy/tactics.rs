@@ -144,8 +144,9 @@ impl Threats {
         } else {
             self.safety(piece, mv.from, self.defended) == 2
         };
-        let check = if captured.is_none() && mv.promotion.is_none() && !castle {
-            self.checks.quiet_gives_check(piece, mv)
+        let en_passant = captured.is_some() && !enemy.has(mv.to);
+        let check = if mv.promotion.is_none() && !castle && !en_passant {
+            self.checks.simple_move_gives_check(piece, mv)
         } else {
             let mut after = board.clone();
             after.play_unchecked(mv);

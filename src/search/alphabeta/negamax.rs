@@ -188,7 +188,7 @@ impl SearchThread<'_> {
             // rest are played now.
             let mut played = None;
             let gives_check = if is_quiet && !is_castle(board, mv) {
-                check_info.quiet_gives_check(moving, mv)
+                check_info.simple_move_gives_check(moving, mv)
             } else {
                 let mut child = board.clone();
                 child.play_unchecked(mv);

@@ -40,14 +40,15 @@ pub fn game_over(board: &Board, hashes: &[u64]) -> Option<Proof> {
     None
 }
 
-/// Whether `mv` (legal in `board`) gives check, without playing quiet moves: those are
-/// told by `checks`; the rest (captures, promotions, castling, en passant) are played.
+/// Whether `mv` (legal in `board`) gives check: told by `checks`, except for promotions,
+/// castling (the king takes its own rook) and en passant, which are played.
 fn gives_check(board: &Board, checks: &CheckInfo, piece: Piece, mv: Move) -> bool {
+    let enemy = board.colors(!board.side_to_move());
     let special = mv.promotion.is_some()
-        || board.occupied().has(mv.to)
-        || (piece == Piece::Pawn && mv.from.file() != mv.to.file());
+        || board.colors(board.side_to_move()).has(mv.to)
+        || (piece == Piece::Pawn && mv.from.file() != mv.to.file() && !enemy.has(mv.to));
     if !special {
-        return checks.quiet_gives_check(piece, mv);
+        return checks.simple_move_gives_check(piece, mv);
     }
     let mut after = board.clone();
     after.play_unchecked(mv);

@@ -57,7 +57,7 @@ fn logit(board: &Board, mv: Move, checks: &CheckInfo, pawn_attacks: BitBoard) ->
     let mut logit = 0.0;
     let captured = captured_piece(board, mv);
     let gives_check = match (captured, mv.promotion) {
-        (None, None) => checks.quiet_gives_check(piece, mv),
+        (None, None) => checks.simple_move_gives_check(piece, mv),
         _ => {
             let mut after = board.clone();
             after.play_unchecked(mv);

@@ -273,7 +273,8 @@ impl<'a> MovePicker<'a> {
             let piece = board.piece_on(m.mv.from).unwrap_or(Piece::Pawn);
             // Castling is the king taking its own rook (`chess::is_castle`).
             let castle = piece == Piece::King && ours.has(m.mv.to);
-            let keep = m.mv.promotion.is_some() || castle || checks.quiet_gives_check(piece, m.mv);
+            let keep =
+                m.mv.promotion.is_some() || castle || checks.simple_move_gives_check(piece, m.mv);
             if keep {
                 self.moves[kept] = m;
                 kept += 1;
