@@ -151,5 +151,5 @@ for ((round = 1; round <= ROUNDS; round++)); do
     echo "note: $OUT is over 45 MB; start another file" >&2
     break
   fi
-  (( stopped )) && break
+  if (( stopped )); then break; fi
 done
