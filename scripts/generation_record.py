@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from matchlib.stats import pentanomial_stats  # noqa: E402
+from matchlib.stats import combine_runs  # noqa: E402
 
 HEADER = """# Net generations
 
@@ -89,10 +89,10 @@ def main():
     if not lines:  # GAMES=0: trained only, nothing to record yet
         print("untested")
         return
-    penta = [sum(l["penta"][k] for l in lines) for k in range(5)]
-    wins, draws, losses = (sum(l[k] for l in lines) for k in ("wins", "draws", "losses"))
-    errors = sum(sum(l[k].values()) for l in lines for k in ("errors1", "errors2"))
-    st = pentanomial_stats(penta)
+    total = combine_runs(lines)
+    wins, draws, losses = total["wins"], total["draws"], total["losses"]
+    errors = sum(sum(total[k].values()) for k in ("errors1", "errors2"))
+    st = total["stats"]
     if st["lo"] > 0:
         verdict = "accepted"
     elif st["hi"] < 0:

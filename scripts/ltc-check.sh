@@ -12,7 +12,9 @@
 # the last one an earlier run reached (same shuffled order: keep SEED), so a check longer
 # than a session is played in parts; stop a part with `pkill -TERM -f scripts/match.py`
 # (its summary is still written). Each run ends by printing all parts together (W-D-L,
-# pentanomial, Elo ± 95 %, errors), as `--combine` alone does without playing.
+# pentanomial, Elo ± 95 %, errors), as `--combine` alone does without playing. Parts are
+# counted by games, so when a stopped part finished a later game before an earlier one,
+# the next part may play one opening's game a second time.
 # Timed games: run it alone on the machine (no datagen, match or build beside it).
 #
 # Usage: NAME=rookery-gen17-960 PARENT=rookery-gen16-960 [SEED=116] [GAMES=200]
@@ -43,37 +45,29 @@ tally() {
   python3 - "$RESULTS" "$1" <<'EOF'
 import json, os, sys
 sys.path.insert(0, "scripts")
-from matchlib.stats import pentanomial_stats
+from matchlib.stats import combine_runs
 path, what = sys.argv[1], sys.argv[2]
 lines = []
 if os.path.exists(path):
     with open(path, encoding="utf-8") as fh:
         lines = [json.loads(l) for l in fh if l.strip()]
-games = sum(l["games"] for l in lines)
-# A part that was stopped may end inside a pair; the next part starts after it.
-pairs = sum((l["games"] + 1) // 2 for l in lines)
 if what == "games":
-    print(games)
+    print(sum(l["games"] for l in lines))
 elif what == "pairs":
-    print(pairs)
+    # A part that was stopped may end inside a pair; the next part starts after it.
+    print(sum((l["games"] + 1) // 2 for l in lines))
+elif not lines:
+    print("no games yet in %s" % path)
 else:
-    if not lines:
-        print("no games yet in %s" % path)
-        sys.exit(0)
-    w, d, l_ = (sum(x[k] for x in lines) for k in ("wins", "draws", "losses"))
-    penta = [sum(x["penta"][k] for x in lines) for k in range(5)]
-    st = pentanomial_stats(penta)
+    t = combine_runs(lines)
     def errors(side, name):
-        counts = {}
-        for x in lines:
-            for k, v in x.get(side, {}).items():
-                counts[k] = counts.get(k, 0) + v
-        bad = ", ".join("%d %s" % (v, k) for k, v in sorted(counts.items()) if v)
+        bad = ", ".join("%d %s" % (n, k) for k, n in sorted(t[side].items()) if n)
         return "%s %s" % (name, bad or "none")
     print("%s vs %s at %s, %d part(s): %d games, %d-%d-%d (%.1f %%), pentanomial %s, "
           "Elo %+.1f +/- %.1f (95 %%); time forfeits, illegal moves, crashes, stalls: %s; %s" % (
-              lines[0]["engine1"], lines[0]["engine2"], lines[0]["tc"], len(lines), games,
-              w, d, l_, 100 * (w + d / 2) / games, penta, st["elo"], st["err"],
+              lines[0]["engine1"], lines[0]["engine2"], lines[0]["tc"], len(lines), t["games"],
+              t["wins"], t["draws"], t["losses"], 100 * (t["wins"] + t["draws"] / 2) / t["games"],
+              t["penta"], t["stats"]["elo"], t["stats"]["err"],
               errors("errors1", lines[0]["engine1"]), errors("errors2", lines[0]["engine2"])))
 EOF
 }

@@ -81,6 +81,21 @@ def pentanomial_error_bar():
 
 
 @test
+def parts_of_a_match_combine():
+    errs = {"time forfeit": 0, "crash": 0}
+    a = {"games": 4, "wins": 2, "draws": 1, "losses": 1, "penta": [0, 0, 1, 1, 0],
+         "errors1": dict(errs, crash=1), "errors2": errs}
+    b = {"games": 3, "wins": 0, "draws": 2, "losses": 1, "penta": [0, 1, 0, 0, 0],
+         "errors1": errs, "errors2": dict(errs, **{"time forfeit": 2})}
+    t = m.combine_runs([a, b])
+    assert (t["games"], t["wins"], t["draws"], t["losses"]) == (7, 2, 3, 2)
+    assert t["penta"] == [0, 1, 1, 1, 0]
+    assert t["errors1"] == {"time forfeit": 0, "crash": 1}
+    assert t["errors2"] == {"time forfeit": 2, "crash": 0}
+    assert t["stats"] == m.pentanomial_stats([0, 1, 1, 1, 0])
+
+
+@test
 def los_values():
     assert m.los(0, 0) == 0.5
     assert m.los(10, 10) == 0.5

@@ -92,6 +92,23 @@ def pentanomial_stats(penta: Sequence[int]) -> Dict[str, float]:
     return {"n": n, "score": mean, "elo": elo, "lo": lo, "hi": hi, "err": err}
 
 
+def combine_runs(runs: Sequence[Dict]) -> Dict:
+    """Totals of several match.py summaries of the same pairing (the parts of a match
+    played in more than one run): games, wins, draws, losses, the pentanomial counts,
+    each side's error counts by kind, and the pentanomial statistics of the whole."""
+    penta = [sum(r["penta"][k] for r in runs) for k in range(5)]
+    total: Dict = {k: sum(r[k] for r in runs) for k in ("games", "wins", "draws", "losses")}
+    for side in ("errors1", "errors2"):
+        counts: Dict[str, int] = {}
+        for r in runs:
+            for kind, n in r.get(side, {}).items():
+                counts[kind] = counts.get(kind, 0) + n
+        total[side] = counts
+    total["penta"] = penta
+    total["stats"] = pentanomial_stats(penta)
+    return total
+
+
 def los(wins: int, losses: int) -> float:
     """Likelihood of superiority (draws ignored), normal approximation."""
     if wins + losses == 0:
