@@ -166,10 +166,12 @@ prior=0,0,0,0,0
 decided=""
 if [[ -e $RESULTS ]]; then
   read -r played prior decided < <(python3 -c "import json,sys
-runs=[json.loads(l) for l in open(sys.argv[1])]
-penta=[sum(c) for c in zip(*(r['penta'] for r in runs))]
+sys.path.insert(0,'scripts')
+from matchlib.stats import combine_runs
+runs=[json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+t=combine_runs(runs)
 d=runs[-1].get('sprt',{}).get('decision','')
-print(sum(r['games'] for r in runs), ','.join(map(str,penta)), d if d.startswith('H') else '')" "$RESULTS")
+print(t['games'], ','.join(map(str,t['penta'])), d if d.startswith('H') else '')" "$RESULTS")
 fi
 sprt=()
 [[ -n $SPRT ]] && read -r -a sprt_bounds <<<"$SPRT" && sprt=(--sprt "${sprt_bounds[@]}")
