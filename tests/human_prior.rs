@@ -1,7 +1,8 @@
 //! The rating-conditioned human prior (issue 56 item 2): a toy net trained a few steps
 //! on the fixture games of tests/data/human/ round-trips through safetensors; the
-//! plain-Rust forward pass equals candle's, with and without the tactical rows; probabilities cover the legal moves only and
-//! sum to 1; bad net files and bad `--predict` lines give clear errors.
+//! plain-Rust forward pass equals candle's, with and without the tactical rows and with
+//! rating rows for every scale; probabilities cover the legal moves only and sum to 1;
+//! bad net files and bad `--predict` lines give clear errors.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,6 +30,11 @@ fn tmp(name: &str) -> PathBuf {
 
 /// The fixture games as one training set; `tactics`: moves carry their tactical rows.
 fn fixture_set(tactics: bool) -> PolicySet {
+    fixture_set_with(tactics, false)
+}
+
+/// The same; `all_scales`: the games rated on other scales than Lichess's too.
+fn fixture_set_with(tactics: bool, all_scales: bool) -> PolicySet {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/human");
     let (games, _) = convert_files(
         &[dir.join("kaggle_sample.csv"), dir.join("mixed.pgn")],
@@ -43,7 +49,7 @@ fn fixture_set(tactics: bool) -> PolicySet {
             g
         })
         .collect();
-    let (set, _, _) = prepare(&games, 1.0, tactics, false);
+    let (set, _, _) = prepare(&games, 1.0, tactics, all_scales, false);
     assert!(set.len() > 100, "fixture positions: {}", set.len());
     set
 }
@@ -85,10 +91,24 @@ fn toy_net(name: &str) -> (PolicySet, PriorModel, PathBuf) {
 }
 
 fn toy_net_with(name: &str, tactics: bool) -> (PolicySet, PriorModel, PathBuf) {
-    let set = fixture_set(tactics);
-    let extra: &[&str] = if tactics { &[] } else { &["--no-tactics"] };
-    let model =
-        train(&toy_args_with(name, 30, extra), &set, &PolicySet::default()).expect("toy training");
+    toy_net_scales(name, tactics, false)
+}
+
+fn toy_net_scales(name: &str, tactics: bool, all_scales: bool) -> (PolicySet, PriorModel, PathBuf) {
+    let set = fixture_set_with(tactics, all_scales);
+    let mut extra = Vec::new();
+    if !tactics {
+        extra.push("--no-tactics");
+    }
+    if all_scales {
+        extra.push("--all-scales");
+    }
+    let model = train(
+        &toy_args_with(name, 30, &extra),
+        &set,
+        &PolicySet::default(),
+    )
+    .expect("toy training");
     let path = tmp(&format!("{name}.safetensors"));
     save(&model, &path).expect("save");
     (set, model, path)
@@ -127,16 +147,26 @@ fn training_lowers_the_loss_and_the_net_round_trips_through_safetensors() {
 #[test]
 fn plain_rust_forward_equals_candle() {
     for tactics in [true, false] {
-        forward_equals_candle(tactics);
+        forward_equals_candle(tactics, false);
     }
+    forward_equals_candle(true, true);
 }
 
-fn forward_equals_candle(tactics: bool) {
-    let (set, model, path) = toy_net_with(&format!("forward-{tactics}"), tactics);
+/// The engine's pass asks about Lichess ratings, so it is compared on the Lichess
+/// positions (a net with rows for every scale included).
+fn forward_equals_candle(tactics: bool, all_scales: bool) {
+    let name = format!("forward-{tactics}-{all_scales}");
+    let (set, model, path) = toy_net_scales(&name, tactics, all_scales);
     let net = PriorNet::load(&path).expect("load");
     assert_eq!(net.shape.tactics, tactics);
     assert_eq!(model.shape.tactics, tactics);
-    let ids: Vec<usize> = (0..set.len()).step_by(7).collect();
+    let scales = if all_scales { 3 } else { 1 };
+    assert_eq!((net.shape.scales, model.shape.scales), (scales, scales));
+    let ids: Vec<usize> = (0..set.len())
+        .step_by(7)
+        .filter(|&i| set.scale[i] == 0)
+        .collect();
+    assert!(ids.len() > 20, "{} Lichess positions compared", ids.len());
     let batch = Batch::new(&set, &ids, &candle_core::Device::Cpu).expect("batch");
     let logits = model
         .logits(&batch)
@@ -162,6 +192,20 @@ fn forward_equals_candle(tactics: bool) {
         worst < 1e-4,
         "tactics {tactics}: largest relative logit difference {worst}"
     );
+}
+
+#[test]
+fn other_rating_scales_train_only_with_rows_of_their_own() {
+    let lichess = fixture_set(true);
+    let all = fixture_set_with(true, true);
+    assert!(lichess.scale.iter().all(|&s| s == 0));
+    let chess_com = all.scale.iter().filter(|&&s| s == 1).count();
+    assert!(chess_com > 0, "no chess.com positions in the fixture");
+    assert_eq!(all.len(), lichess.len() + chess_com);
+    let err = train(&toy_args("scales", 2), &all, &PolicySet::default())
+        .err()
+        .expect("a Lichess-only net on positions of other scales is refused");
+    assert!(err.contains("--all-scales"), "{err}");
 }
 
 #[test]
@@ -267,6 +311,21 @@ fn bad_net_files_are_refused_with_a_clear_error() {
     let err = PriorNet::load(&bad).err().expect("wrong shape refused");
     assert!(
         err.contains("moves.emb") && err.contains("expected"),
+        "{err}"
+    );
+    // Rating tables for neither one scale nor all of them.
+    let mut map = model.tensors().expect("tensors");
+    for name in ["mover.emb", "opp.emb"] {
+        map.insert(
+            name.into(),
+            candle_core::Tensor::zeros((30, 16), candle_core::DType::F32, &dev).expect("tensor"),
+        );
+    }
+    let bad = tmp("badshape-rows.safetensors");
+    candle_core::safetensors::save(&map, &bad).expect("save");
+    let err = PriorNet::load(&bad).err().expect("odd rating rows refused");
+    assert!(
+        err.contains("mover.emb") && err.contains("30 rows"),
         "{err}"
     );
 }

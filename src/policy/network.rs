@@ -13,7 +13,9 @@ use cozy_chess::{Board, Move};
 use safetensors::{Dtype, SafeTensors};
 
 use super::moves::{board_features, legal_moves, move_rows, MOVE_ROWS};
-use super::shape::{rating_bucket, PriorShape, INPUTS, RATING_BUCKETS, TIME_BUCKETS};
+use super::shape::{
+    rating_bucket, PriorShape, INPUTS, RATING_BUCKETS, RATING_SCALES, TIME_BUCKETS,
+};
 use super::tactics::{Threats, TACTIC_ROWS};
 
 /// Names of the net's tensors, with their shapes as functions of the layer widths.
@@ -37,7 +39,7 @@ pub fn tensor_shape(name: &str, s: PriorShape) -> Vec<usize> {
         "l1.bias" => vec![s.h1],
         "l2.weight" => vec![s.h1, s.h2],
         "l2.bias" => vec![s.h2],
-        "mover.emb" | "opp.emb" => vec![RATING_BUCKETS, s.h2],
+        "mover.emb" | "opp.emb" => vec![s.rating_rows(), s.h2],
         "time.emb" => vec![TIME_BUCKETS, s.h2],
         "l3.weight" => vec![s.h2, s.d],
         "l3.bias" => vec![s.d],
@@ -45,7 +47,22 @@ pub fn tensor_shape(name: &str, s: PriorShape) -> Vec<usize> {
     }
 }
 
-/// Who is to move, in the terms the prior is conditioned on.
+/// Rating scales of a net from the rows of its rating tables: Lichess alone, or all
+/// of [`RATING_SCALES`].
+pub fn scales_of_rows(rows: usize) -> Result<usize, String> {
+    let all = RATING_SCALES.len();
+    if rows == RATING_BUCKETS || rows == all * RATING_BUCKETS {
+        Ok(rows / RATING_BUCKETS)
+    } else {
+        Err(format!(
+            "tensor 'mover.emb' has {rows} rows, expected {RATING_BUCKETS} (Lichess) or {} (all {all} rating scales)",
+            all * RATING_BUCKETS
+        ))
+    }
+}
+
+/// Who is to move, in the terms the prior is conditioned on (ratings on Lichess's scale:
+/// a net trained on several scales is asked about its Lichess rows).
 #[derive(Clone, Copy, Debug)]
 pub struct PriorQuery {
     pub mover_rating: u16,
@@ -103,6 +120,7 @@ impl PriorNet {
             h2: width("l2.weight", 1)?,
             d: width("l3.weight", 1)?,
             tactics: width("moves.emb", 0)? == MOVE_ROWS + TACTIC_ROWS,
+            scales: scales_of_rows(width("mover.emb", 0)?)?,
         };
         let mut w = HashMap::new();
         for name in TENSORS {

@@ -15,10 +15,26 @@ pub const TOP_RATING: u16 = RATING_MIN + (RATING_BUCKETS as u16 - 1) * RATING_ST
 /// Time-class buckets: unknown, bullet (ultrabullet included), blitz, rapid, classical
 /// and slower.
 pub const TIME_BUCKETS: usize = 5;
+/// Rating scales a net may be trained on, in the order of their rows in the rating
+/// tables: Lichess (first, the one the engine asks about), chess.com, FIDE. Their
+/// numbers differ by hundreds of points at the low end, so each has its own rows.
+pub const RATING_SCALES: [&str; 3] = ["lichess", "chess.com", "fide"];
+
+/// Index of a rating scale by its name (`data::human`'s `Scale::name`); `None` for a
+/// scale the prior has no rows for.
+pub fn scale_index(name: &str) -> Option<usize> {
+    RATING_SCALES.iter().position(|&s| s == name)
+}
 
 /// Bucket of a rating (clamped to the table).
 pub fn rating_bucket(rating: u16) -> usize {
     (rating.saturating_sub(RATING_MIN) / RATING_STEP).min(RATING_BUCKETS as u16 - 1) as usize
+}
+
+/// Row of the rating tables for a rating on scale `scale` (an index of
+/// [`RATING_SCALES`]); Lichess ratings use the first rows.
+pub fn rating_row(scale: usize, rating: u16) -> usize {
+    scale * RATING_BUCKETS + rating_bucket(rating)
 }
 
 /// Bucket of a time class by its name (`data::human`'s `TimeClass::name`, which this
@@ -46,9 +62,17 @@ pub struct PriorShape {
     /// Whether each move also has a tactical row (`policy::tactics`); human-prior-v2
     /// does not.
     pub tactics: bool,
+    /// Rating scales with rows in the rating tables: 1 (Lichess only, the shipped nets)
+    /// or all of [`RATING_SCALES`].
+    pub scales: usize,
 }
 
 impl PriorShape {
+    /// Rows of each rating table (mover's, opponent's).
+    pub fn rating_rows(&self) -> usize {
+        self.scales * RATING_BUCKETS
+    }
+
     /// Rows of the move embedding table.
     pub fn move_rows(&self) -> usize {
         super::moves::MOVE_ROWS

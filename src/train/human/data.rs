@@ -1,9 +1,11 @@
 //! The prior's training and validation sets, prepared once from `.rkh` games: for each
 //! position the mover's active features, the embedding rows of every legal move, the
 //! index of the played one, and the conditioning (mover's and opponent's rating
-//! buckets, time bucket), stored flat so that a batch is a few slices. Only the Lichess
-//! rating scale is used (scales are never pooled); positions with a single legal move
-//! teach nothing and are left out.
+//! buckets, time bucket), stored flat so that a batch is a few slices. By default only
+//! the Lichess rating scale is used; with all scales, chess.com and FIDE games train
+//! rows of the rating tables of their own (scales are never pooled), and validation
+//! stays Lichess only. Positions with a single legal move teach nothing and are left
+//! out.
 
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
@@ -12,7 +14,7 @@ use cozy_chess::Board;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::data::human::{read_file, HumanGame, Scale, Split};
-use crate::policy::shape::{rating_bucket, time_bucket};
+use crate::policy::shape::{rating_row, scale_index, time_bucket};
 use crate::train::move_net::MovePositions;
 
 /// The shared positions ([`MovePositions`], which the set derefs to) and each one's
@@ -25,6 +27,8 @@ pub struct PolicySet {
     pub time: Vec<u8>,
     /// Plies played before the position.
     pub ply: Vec<u16>,
+    /// The ratings' scale (`policy::shape::RATING_SCALES` index; 0 Lichess).
+    pub scale: Vec<u8>,
 }
 
 impl Deref for PolicySet {
@@ -36,15 +40,17 @@ impl Deref for PolicySet {
 }
 
 impl PolicySet {
-    pub fn mover_bucket(&self, i: usize) -> usize {
-        rating_bucket(self.mover_rating[i])
+    /// Row of the mover's rating in the rating tables.
+    pub fn mover_row(&self, i: usize) -> usize {
+        rating_row(self.scale[i] as usize, self.mover_rating[i])
     }
 
-    pub fn opponent_bucket(&self, i: usize) -> usize {
-        rating_bucket(self.opponent_rating[i])
+    /// Row of the opponent's rating in the rating tables.
+    pub fn opponent_row(&self, i: usize) -> usize {
+        rating_row(self.scale[i] as usize, self.opponent_rating[i])
     }
 
-    fn push(&mut self, board: &Board, played: cozy_chess::Move, meta: (u16, u16, u8, u16)) {
+    fn push(&mut self, board: &Board, played: cozy_chess::Move, meta: (u16, u16, u8, u16, u8)) {
         if !self.positions.push(board, played) {
             return;
         }
@@ -52,6 +58,7 @@ impl PolicySet {
         self.opponent_rating.push(meta.1);
         self.time.push(meta.2);
         self.ply.push(meta.3);
+        self.scale.push(meta.4);
     }
 }
 
@@ -59,7 +66,13 @@ impl PolicySet {
 #[derive(Default, Debug)]
 pub struct PrepareStats {
     pub games: usize,
+    /// Games left out for their rating scale (all but Lichess's unless all scales are
+    /// asked for; an unknown scale always).
     pub other_scale_games: usize,
+    /// Validation games left out: validation holds the Lichess games of the sources
+    /// with many players only (no other scale, no single-player archive), so that every
+    /// net is measured on the same positions, whatever else it trains on.
+    pub left_out_validation_games: usize,
     pub train_games: usize,
     pub validation_games: usize,
 }
@@ -84,14 +97,17 @@ fn default_files() -> Result<Vec<PathBuf>, String> {
     })
 }
 
-/// Prepares the train and validation sets from `games` (Lichess scale only). `keep` in
-/// (0, 1] keeps that share of training games (chosen by a hash of the game index, so
-/// the same share gives the same games); validation is always whole. With `tactics`
-/// every move also carries its tactical row (for a net with the tactical block).
+/// Prepares the train and validation sets from `games`: Lichess games only, or with
+/// `all_scales` every game on a scale the prior has rows for. Validation holds the
+/// Lichess games of many-player sources only ([`PrepareStats`]). `keep` in (0, 1] keeps
+/// that share of training games (chosen by a hash of the game index, so the same share
+/// gives the same games); validation is always whole. With `tactics` every move also
+/// carries its tactical row (for a net with the tactical block).
 pub fn prepare(
     games: &[HumanGame],
     keep: f64,
     tactics: bool,
+    all_scales: bool,
     progress: bool,
 ) -> (PolicySet, PolicySet, PrepareStats) {
     let mut stats = PrepareStats::default();
@@ -109,11 +125,18 @@ pub fn prepare(
     for (i, game) in games.iter().enumerate() {
         bar.inc(1);
         stats.games += 1;
-        if game.scale != Scale::Lichess {
-            stats.other_scale_games += 1;
-            continue;
-        }
+        let scale = match scale_index(game.scale.name()) {
+            Some(s) if game.scale == Scale::Lichess || all_scales => s,
+            _ => {
+                stats.other_scale_games += 1;
+                continue;
+            }
+        };
         let set = match game.split {
+            Split::Validation if game.scale != Scale::Lichess || game.source.is_single_player() => {
+                stats.left_out_validation_games += 1;
+                continue;
+            }
             Split::Validation => {
                 stats.validation_games += 1;
                 &mut validation
@@ -132,7 +155,7 @@ pub fn prepare(
             set.push(
                 &s.board,
                 s.played,
-                (s.mover_rating, s.opponent_rating, tb, s.ply),
+                (s.mover_rating, s.opponent_rating, tb, s.ply, scale as u8),
             );
         }
     }

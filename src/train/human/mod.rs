@@ -68,6 +68,10 @@ pub struct TrainHumanArgs {
     /// human-prior-v2 was.
     #[arg(long)]
     pub no_tactics: bool,
+    /// Also train on games rated on chess.com's and FIDE's scales, each scale with rating
+    /// rows of its own (validation stays Lichess only; the engine asks the Lichess rows).
+    #[arg(long)]
+    pub all_scales: bool,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Measure this net on the validation split instead of training.
@@ -104,7 +108,8 @@ pub fn run(args: TrainHumanArgs) -> Result<(), String> {
         None => !args.no_tactics,
     };
     let games = data::read_games(&args.files)?;
-    let (train_set, validation, stats) = data::prepare(&games, args.keep, tactics, !args.quiet);
+    let (train_set, validation, stats) =
+        data::prepare(&games, args.keep, tactics, args.all_scales, !args.quiet);
     drop(games);
     eprintln!(
         "{stats:?}: {} training positions, {} validation positions ({:.1} s)",
@@ -148,11 +153,21 @@ pub fn train(
             net_reads_tactics
         ));
     }
+    if !args.all_scales && train_set.scale.iter().any(|&s| s != 0) {
+        return Err(
+            "the training positions hold other rating scales than Lichess's but the net has rows for Lichess only: train with --all-scales".into(),
+        );
+    }
     let shape = PriorShape {
         h1: args.h1,
         h2: args.h2,
         d: args.d,
         tactics: !args.no_tactics,
+        scales: if args.all_scales {
+            crate::policy::shape::RATING_SCALES.len()
+        } else {
+            1
+        },
     };
     let settings = LoopSettings {
         seed: args.seed,

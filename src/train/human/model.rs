@@ -1,5 +1,6 @@
 //! The prior network as a candle graph for training: the mover's features (dense)
-//! → ReLU(h1) → + mover/opponent rating and time embeddings → ReLU(h2) → position
+//! → ReLU(h1) → + mover/opponent rating (rows per rating scale) and time embeddings
+//! → ReLU(h2) → position
 //! vector (d); each legal move's logit is the position vector dotted with the sum of its
 //! three embedding rows (`policy::moves`); padded move slots get −1e9 so the softmax
 //! runs over the legal moves only. Same tensors and names as `policy::network`.
@@ -11,7 +12,7 @@ use rand::rngs::StdRng;
 
 use super::data::PolicySet;
 use crate::policy::moves::MOVE_ROWS;
-use crate::policy::network::{tensor_shape, TENSORS};
+use crate::policy::network::{scales_of_rows, tensor_shape, TENSORS};
 use crate::policy::shape::PriorShape;
 use crate::policy::tactics::TACTIC_ROWS;
 use crate::train::move_net::{tensors, MoveBatch, MoveNetModel};
@@ -36,8 +37,8 @@ impl Batch {
         };
         Ok(Batch {
             moves: MoveBatch::new(set, ids, dev)?,
-            mover: ids_of(&|i| set.mover_bucket(i) as u32)?,
-            opp: ids_of(&|i| set.opponent_bucket(i) as u32)?,
+            mover: ids_of(&|i| set.mover_row(i) as u32)?,
+            opp: ids_of(&|i| set.opponent_row(i) as u32)?,
             time: ids_of(&|i| set.time[i] as u32)?,
         })
     }
@@ -75,6 +76,11 @@ impl PriorModel {
                 .get("moves.emb")
                 .map(|t| t.dims().first() == Some(&(MOVE_ROWS + TACTIC_ROWS)))
                 .unwrap_or(false),
+            scales: scales_of_rows(
+                map.get("mover.emb")
+                    .and_then(|t| t.dims().first().copied())
+                    .ok_or("no tensor 'mover.emb'")?,
+            )?,
         };
         let vars = tensors::vars_from_tensors(map, &TENSORS, |name| tensor_shape(name, shape))?;
         Ok(PriorModel { shape, vars })
