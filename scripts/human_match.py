@@ -317,6 +317,8 @@ def record(args, bands, n_by_band, results, elo_set, skipped, seconds, band_info
                   else f for f in args.files], "positions_per_band": args.positions, "seed": args.seed,
         "clock": f"{args.clock[0]:g}+{args.clock[1]:g}", "nodes": args.nodes,
         "model_elo": getattr(args, "model_elo", "centre"),
+        # Another net or combiner than the shipped ones: the plot leaves such runs out.
+        "model_args": getattr(args, "model_args", ""),
         "sf_movetime_ms": args.sf_movetime,
         "caps": {f"{k[0]}@{k[1]}": v for k, v in sorted(args.caps.items())}, "skipped": skipped, "seconds": round(seconds, 1),
         "bands": [], "settings": list(results),

@@ -6,7 +6,10 @@ Reads the JSONL that human_match.py appends to (default docs/human/match.jsonl) 
 writes docs/human-match.png (or --out). By default each setting is drawn from the latest
 run that measured it, among the runs on the same sample as the last one (same seed,
 positions per band and bands), so a setting run later (e.g. a new model) joins the table
-of the others; --run N draws line N alone (counting from 0, negative from the end). Needs matplotlib (pip install matplotlib).
+of the others; runs of a candidate model (`human_match.py --model-args`, recorded as
+`model_args`) are left out, since they measure nets the engine does not ship. --run N
+draws line N alone (counting from 0, negative from the end). Needs matplotlib (pip
+install matplotlib).
 
 Usage: scripts/plot_human_match.py [--record docs/human/match.jsonl] [--run -1]
                                    [--out docs/human-match.png]
@@ -36,6 +39,11 @@ def load_runs(path):
 
 def sample_of(run):
     return (run.get("seed"), run.get("positions_per_band"), tuple(b["band"] for b in run["bands"]))
+
+
+def shipped(runs):
+    """The runs that measured the engine's own nets (no `--model-args`)."""
+    return [r for r in runs if not r.get("model_args")]
 
 
 def merged(runs):
@@ -70,7 +78,10 @@ def main(argv):
     args = p.parse_args(argv)
     runs = load_runs(args.record)
     if args.run is None:
-        run = merged(runs)
+        own = shipped(runs)
+        if not own:
+            raise SystemExit(f"{args.record}: every run measured a candidate model (--model-args)")
+        run = merged(own)
     else:
         try:
             run = runs[args.run]

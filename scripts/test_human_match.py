@@ -61,6 +61,13 @@ def main():
                   all(r["hits"] == 20 and r["accuracy"] == 1.0 for r in model), model)
             check("the table names the setting and n", "model" in proc.stdout
                   and "n=20" in proc.stdout, proc.stdout)
+            check("a run of the shipped model records no model arguments",
+                  rec.get("model_args") == "", rec.get("model_args"))
+            sys.path.insert(0, HERE)
+            import plot_human_match
+            candidate = dict(rec, model_args="--net other.safetensors")
+            check("the plot leaves out runs of a candidate model",
+                  plot_human_match.shipped([rec, candidate, rec]) == [rec, rec])
             try:
                 import matplotlib  # noqa: F401
                 png = os.path.join(tmp, "plot.png")
