@@ -301,29 +301,28 @@ fn bad_net_files_are_refused_with_a_clear_error() {
     let err = PriorNet::load(&other).err().expect("value net refused");
     assert!(err.contains("not a human prior net"), "{err}");
     let (_, model, _) = toy_net("badshape");
-    let mut map = model.tensors().expect("tensors");
-    map.insert(
-        "moves.emb".into(),
-        candle_core::Tensor::zeros((10, 8), candle_core::DType::F32, &dev).expect("tensor"),
-    );
-    let bad = tmp("badshape-cut.safetensors");
-    candle_core::safetensors::save(&map, &bad).expect("save");
-    let err = PriorNet::load(&bad).err().expect("wrong shape refused");
+    // The toy net with some tensors replaced by zeros of another shape: the load error.
+    let load_with = |replaced: &[&str], shape: (usize, usize), file: &str| {
+        let mut map = model.tensors().expect("tensors");
+        for &name in replaced {
+            let zeros = candle_core::Tensor::zeros(shape, candle_core::DType::F32, &dev);
+            map.insert(name.into(), zeros.expect("tensor"));
+        }
+        let bad = tmp(file);
+        candle_core::safetensors::save(&map, &bad).expect("save");
+        PriorNet::load(&bad).err().expect("wrong shape refused")
+    };
+    let err = load_with(&["moves.emb"], (10, 8), "badshape-cut.safetensors");
     assert!(
         err.contains("moves.emb") && err.contains("expected"),
         "{err}"
     );
     // Rating tables for neither one scale nor all of them.
-    let mut map = model.tensors().expect("tensors");
-    for name in ["mover.emb", "opp.emb"] {
-        map.insert(
-            name.into(),
-            candle_core::Tensor::zeros((30, 16), candle_core::DType::F32, &dev).expect("tensor"),
-        );
-    }
-    let bad = tmp("badshape-rows.safetensors");
-    candle_core::safetensors::save(&map, &bad).expect("save");
-    let err = PriorNet::load(&bad).err().expect("odd rating rows refused");
+    let err = load_with(
+        &["mover.emb", "opp.emb"],
+        (30, 16),
+        "badshape-rows.safetensors",
+    );
     assert!(
         err.contains("mover.emb") && err.contains("30 rows"),
         "{err}"
