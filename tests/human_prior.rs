@@ -10,9 +10,10 @@ use std::process::Command;
 use clap::Parser;
 use cozy_chess::Board;
 use rookery::data::human::convert::{convert_files, ConvertOptions};
+use rookery::data::human::{HumanGame, Split};
 use rookery::policy::moves::{board_features, move_rows};
 use rookery::policy::{PriorNet, PriorQuery};
-use rookery::train::human::data::{prepare, PolicySet};
+use rookery::train::human::data::{prepare, PolicySet, PrepareOptions};
 use rookery::train::human::model::{Batch, PriorModel};
 use rookery::train::human::{mean_loss, save, train, TrainHumanArgs};
 
@@ -28,6 +29,23 @@ fn tmp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// The fixture games, all in the train split (the fixture is too small to hold any out).
+fn fixture_games() -> Vec<HumanGame> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/human");
+    let (games, _) = convert_files(
+        &[dir.join("kaggle_sample.csv"), dir.join("mixed.pgn")],
+        &ConvertOptions::default(),
+    )
+    .expect("fixtures convert");
+    games
+        .into_iter()
+        .map(|mut g| {
+            g.split = Split::Train;
+            g
+        })
+        .collect()
+}
+
 /// The fixture games as one training set; `tactics`: moves carry their tactical rows.
 fn fixture_set(tactics: bool) -> PolicySet {
     fixture_set_with(tactics, false)
@@ -35,21 +53,13 @@ fn fixture_set(tactics: bool) -> PolicySet {
 
 /// The same; `all_scales`: the games rated on other scales than Lichess's too.
 fn fixture_set_with(tactics: bool, all_scales: bool) -> PolicySet {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/human");
-    let (games, _) = convert_files(
-        &[dir.join("kaggle_sample.csv"), dir.join("mixed.pgn")],
-        &ConvertOptions::default(),
-    )
-    .expect("fixtures convert");
-    // Both splits train here: the fixture is too small to hold any out.
-    let games: Vec<_> = games
-        .into_iter()
-        .map(|mut g| {
-            g.split = rookery::data::human::Split::Train;
-            g
-        })
-        .collect();
-    let (set, _, _) = prepare(&games, 1.0, tactics, all_scales, false);
+    let games = fixture_games();
+    let options = PrepareOptions {
+        tactics,
+        all_scales,
+        ..PrepareOptions::default()
+    };
+    let (set, _, _) = prepare(&games, &options);
     assert!(set.len() > 100, "fixture positions: {}", set.len());
     set
 }
@@ -206,6 +216,40 @@ fn other_rating_scales_train_only_with_rows_of_their_own() {
         .err()
         .expect("a Lichess-only net on positions of other scales is refused");
     assert!(err.contains("--all-scales"), "{err}");
+}
+
+#[test]
+fn mirrors_add_training_positions_without_castling_rights_and_never_validation_ones() {
+    // Every third game validates.
+    let games: Vec<_> = fixture_games()
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut g)| {
+            if i % 3 == 0 {
+                g.split = Split::Validation;
+            }
+            g
+        })
+        .collect();
+    let plain = PrepareOptions::default();
+    let mirror = PrepareOptions {
+        mirror: true,
+        ..PrepareOptions::default()
+    };
+    let (train_plain, validation_plain, stats_plain) = prepare(&games, &plain);
+    let (train_mirror, validation_mirror, stats) = prepare(&games, &mirror);
+    assert_eq!(stats_plain.mirrored_positions, 0);
+    assert!(stats.mirrored_positions > 20, "{stats:?}");
+    assert!(
+        stats.mirrored_positions < train_plain.len(),
+        "openings keep their castling rights"
+    );
+    assert_eq!(
+        train_mirror.len(),
+        train_plain.len() + stats.mirrored_positions
+    );
+    assert_eq!(validation_mirror.len(), validation_plain.len());
+    assert!(!validation_plain.is_empty());
 }
 
 #[test]

@@ -15,7 +15,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::data::human::{read_file, HumanGame, Scale, Split};
 use crate::policy::shape::{rating_row, scale_index, time_bucket};
-use crate::train::move_net::MovePositions;
+use crate::train::move_net::{mirror_left_right, MovePositions};
 
 /// The shared positions ([`MovePositions`], which the set derefs to) and each one's
 /// conditioning.
@@ -50,15 +50,22 @@ impl PolicySet {
         rating_row(self.scale[i] as usize, self.opponent_rating[i])
     }
 
-    fn push(&mut self, board: &Board, played: cozy_chess::Move, meta: (u16, u16, u8, u16, u8)) {
+    /// Adds a position; false when it is left out ([`MovePositions::push`]).
+    fn push(
+        &mut self,
+        board: &Board,
+        played: cozy_chess::Move,
+        meta: (u16, u16, u8, u16, u8),
+    ) -> bool {
         if !self.positions.push(board, played) {
-            return;
+            return false;
         }
         self.mover_rating.push(meta.0);
         self.opponent_rating.push(meta.1);
         self.time.push(meta.2);
         self.ply.push(meta.3);
         self.scale.push(meta.4);
+        true
     }
 }
 
@@ -75,6 +82,8 @@ pub struct PrepareStats {
     pub left_out_validation_games: usize,
     pub train_games: usize,
     pub validation_games: usize,
+    /// Training positions added as mirrors of others (`PrepareOptions::mirror`).
+    pub mirrored_positions: usize,
 }
 
 /// Reads the `.rkh` files (default: every `data/human/*.rkh`).
@@ -97,24 +106,46 @@ fn default_files() -> Result<Vec<PathBuf>, String> {
     })
 }
 
+/// How [`prepare`] builds the sets.
+#[derive(Clone, Debug)]
+pub struct PrepareOptions {
+    /// Share of training games kept, in (0, 1] (chosen by a hash of the game index, so
+    /// the same share gives the same games); validation is always whole.
+    pub keep: f64,
+    /// Every move also carries its tactical row (for a net with the tactical block).
+    pub tactics: bool,
+    /// Every game on a scale the prior has rows for, not only Lichess's.
+    pub all_scales: bool,
+    /// Each training position without castling rights is also learnt in its left–right
+    /// mirror ([`mirror_left_right`]); validation is never mirrored.
+    pub mirror: bool,
+    pub progress: bool,
+}
+
+impl Default for PrepareOptions {
+    fn default() -> Self {
+        PrepareOptions {
+            keep: 1.0,
+            tactics: true,
+            all_scales: false,
+            mirror: false,
+            progress: false,
+        }
+    }
+}
+
 /// Prepares the train and validation sets from `games`: Lichess games only, or with
 /// `all_scales` every game on a scale the prior has rows for. Validation holds the
-/// Lichess games of many-player sources only ([`PrepareStats`]). `keep` in (0, 1] keeps
-/// that share of training games (chosen by a hash of the game index, so the same share
-/// gives the same games); validation is always whole. With `tactics` every move also
-/// carries its tactical row (for a net with the tactical block).
+/// Lichess games of many-player sources only ([`PrepareStats`]).
 pub fn prepare(
     games: &[HumanGame],
-    keep: f64,
-    tactics: bool,
-    all_scales: bool,
-    progress: bool,
+    options: &PrepareOptions,
 ) -> (PolicySet, PolicySet, PrepareStats) {
     let mut stats = PrepareStats::default();
     let (mut train, mut validation) = (PolicySet::default(), PolicySet::default());
-    train.positions.with_tactics = tactics;
-    validation.positions.with_tactics = tactics;
-    let bar = if progress {
+    train.positions.with_tactics = options.tactics;
+    validation.positions.with_tactics = options.tactics;
+    let bar = if options.progress {
         ProgressBar::new(games.len() as u64)
     } else {
         ProgressBar::hidden()
@@ -126,7 +157,7 @@ pub fn prepare(
         bar.inc(1);
         stats.games += 1;
         let scale = match scale_index(game.scale.name()) {
-            Some(s) if game.scale == Scale::Lichess || all_scales => s,
+            Some(s) if game.scale == Scale::Lichess || options.all_scales => s,
             _ => {
                 stats.other_scale_games += 1;
                 continue;
@@ -143,20 +174,26 @@ pub fn prepare(
             }
             Split::Train => {
                 let mixed = (i as u64 ^ 0x5DEE_CE66).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11;
-                if (mixed as f64 / (1u64 << 53) as f64) >= keep {
+                if (mixed as f64 / (1u64 << 53) as f64) >= options.keep {
                     continue;
                 }
                 stats.train_games += 1;
                 &mut train
             }
         };
+        let mirror = options.mirror && game.split == Split::Train;
         let tb = time_bucket(game.time_control.class.name()).unwrap_or(0) as u8;
         for s in game.samples() {
-            set.push(
-                &s.board,
-                s.played,
-                (s.mover_rating, s.opponent_rating, tb, s.ply, scale as u8),
-            );
+            let meta = (s.mover_rating, s.opponent_rating, tb, s.ply, scale as u8);
+            set.push(&s.board, s.played, meta);
+            if let Some((board, played)) = mirror
+                .then(|| mirror_left_right(&s.board, s.played))
+                .flatten()
+            {
+                if set.push(&board, played, meta) {
+                    stats.mirrored_positions += 1;
+                }
+            }
         }
     }
     bar.finish_and_clear();

@@ -72,6 +72,10 @@ pub struct TrainHumanArgs {
     /// rows of its own (validation stays Lichess only; the engine asks the Lichess rows).
     #[arg(long)]
     pub all_scales: bool,
+    /// Also train on the left–right mirror of each training position where neither side
+    /// can castle (the same move, mirrored; validation is never mirrored).
+    #[arg(long)]
+    pub mirror: bool,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Measure this net on the validation split instead of training.
@@ -108,8 +112,14 @@ pub fn run(args: TrainHumanArgs) -> Result<(), String> {
         None => !args.no_tactics,
     };
     let games = data::read_games(&args.files)?;
-    let (train_set, validation, stats) =
-        data::prepare(&games, args.keep, tactics, args.all_scales, !args.quiet);
+    let options = data::PrepareOptions {
+        keep: args.keep,
+        tactics,
+        all_scales: args.all_scales,
+        mirror: args.mirror && evaluated.is_none(),
+        progress: !args.quiet,
+    };
+    let (train_set, validation, stats) = data::prepare(&games, &options);
     drop(games);
     eprintln!(
         "{stats:?}: {} training positions, {} validation positions ({:.1} s)",

@@ -11,6 +11,6 @@ pub mod tensors;
 pub mod train_loop;
 
 pub use batch::MoveBatch;
-pub use positions::MovePositions;
+pub use positions::{mirror_left_right, MovePositions};
 pub use tensors::save;
 pub use train_loop::{mean_loss, train, warmup_cosine_lr, LoopSettings, MoveNetModel};

@@ -3,7 +3,7 @@
 //! and the index of the target move. Positions with one legal move teach nothing and
 //! are left out.
 
-use cozy_chess::Board;
+use cozy_chess::{Board, BoardBuilder, Move, Square};
 
 use crate::policy::moves::{legal_moves, move_rows};
 use crate::policy::tactics::Threats;
@@ -85,5 +85,72 @@ impl MovePositions {
         self.move_at.push(self.moves.len() as u32);
         self.target.push(target as u8);
         true
+    }
+}
+
+/// `board` and `mv` seen in a mirror between the a- and h-files, for positions where
+/// that changes nothing in the rules: no castling rights on either side. The move a
+/// player makes is as plausible in the mirrored position, so the mirror is a second,
+/// free training position (chess has no other symmetry with pawns on the board).
+pub fn mirror_left_right(board: &Board, mv: Move) -> Option<(Board, Move)> {
+    let mut builder = BoardBuilder::from_board(board);
+    if builder
+        .castle_rights
+        .iter()
+        .any(|r| r.short.is_some() || r.long.is_some())
+    {
+        return None;
+    }
+    for sq in Square::ALL {
+        builder.board[sq.flip_file() as usize] = board
+            .color_on(sq)
+            .zip(board.piece_on(sq))
+            .map(|(c, p)| (p, c));
+    }
+    builder.en_passant = builder.en_passant.map(Square::flip_file);
+    let mirrored = builder.build().ok()?;
+    let mv = Move {
+        from: mv.from.flip_file(),
+        to: mv.to.flip_file(),
+        promotion: mv.promotion,
+    };
+    Some((mirrored, mv))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(board: &Board, uci: &str) -> Move {
+        let mv: Move = uci.parse().unwrap();
+        assert!(legal_moves(board).contains(&mv), "{uci} is legal");
+        mv
+    }
+
+    #[test]
+    fn the_mirror_swaps_files_and_keeps_the_move_legal() {
+        // En passant on the c-file, a promotion on b8, a rook on h1 without its castling
+        // right: all move to the other wing.
+        let board: Board = "4k3/1P6/8/2pP4/8/8/8/4K2R w - c6 0 40".parse().unwrap();
+        let (mirrored, played) = mirror_left_right(&board, mv(&board, "d5c6")).unwrap();
+        assert_eq!(
+            format!("{mirrored}"),
+            "3k4/6P1/8/4Pp2/8/8/8/R2K4 w - f6 0 40"
+        );
+        assert_eq!(played, mv(&mirrored, "e5f6"));
+        let (_, promotion) = mirror_left_right(&board, mv(&board, "b7b8q")).unwrap();
+        assert_eq!(promotion, mv(&mirrored, "g7g8q"));
+        // Twice is the identity.
+        let (back, again) = mirror_left_right(&mirrored, played).unwrap();
+        assert_eq!(back, board);
+        assert_eq!(again, "d5c6".parse().unwrap());
+    }
+
+    #[test]
+    fn a_position_with_castling_rights_has_no_mirror() {
+        let board = Board::default();
+        assert!(mirror_left_right(&board, mv(&board, "e2e4")).is_none());
+        let black_only: Board = "r3k3/8/8/8/8/8/8/4K3 w q - 0 1".parse().unwrap();
+        assert!(mirror_left_right(&black_only, mv(&black_only, "e1d1")).is_none());
     }
 }
