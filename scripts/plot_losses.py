@@ -18,7 +18,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CSVS = [f"docs/nets/human-prior-{name}.csv"
-                for name in ("v2", "v3", "1024x256-stopped", "v4-scales")]
+                for name in ("v2", "v3", "1024x256-stopped", "v4-scales", "v3-mirror")]
 
 
 def read_curve(path):
