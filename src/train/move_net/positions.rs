@@ -101,11 +101,9 @@ pub fn mirror_left_right(board: &Board, mv: Move) -> Option<(Board, Move)> {
     {
         return None;
     }
+    let squares = builder.board;
     for sq in Square::ALL {
-        builder.board[sq.flip_file() as usize] = board
-            .color_on(sq)
-            .zip(board.piece_on(sq))
-            .map(|(c, p)| (p, c));
+        builder.board[sq.flip_file() as usize] = squares[sq as usize];
     }
     builder.en_passant = builder.en_passant.map(Square::flip_file);
     let mirrored = builder.build().ok()?;
