@@ -1,7 +1,8 @@
 //! Measures the MCTS mode (docs/mcts.md): playouts per second on 1 and 2 threads for
 //! each way of judging a leaf (the value net alone, after the tree search's own capture
 //! resolution, after alpha-beta's quiescence search, after a one-ply alpha-beta search),
-//! and the playouts each needs to prove the mates of tests/mcts.rs.
+//! what pruning a full tree costs, and the playouts each needs to prove the mates of
+//! tests/mcts.rs.
 //!
 //!     cargo run --release --example mcts_speed
 
@@ -42,7 +43,15 @@ const LEAVES: [(&str, i32, usize); 4] = [
 ];
 
 fn searcher(threads: usize, (_, leaf_depth, capture_plies): (&str, i32, usize)) -> Searcher {
-    let mut s = Searcher::new(256, threads);
+    searcher_with_hash(256, threads, (leaf_depth, capture_plies))
+}
+
+fn searcher_with_hash(
+    megabytes: usize,
+    threads: usize,
+    (leaf_depth, capture_plies): (i32, usize),
+) -> Searcher {
+    let mut s = Searcher::new(megabytes, threads);
     s.set_mode(SearchMode::Mcts).expect("memory");
     let m = s.mcts_mut().expect("MCTS mode");
     m.leaf_depth = Some(leaf_depth);
@@ -80,6 +89,32 @@ fn main() {
                 total as f64 / secs
             );
         }
+    }
+    println!("pruning: go nodes 200000 with the default leaves, 1 thread, in a 16 MB tree (pruned");
+    println!("whenever full) and in a 256 MB one (never full), alternating, median of 3");
+    let default_leaves = (0, 0);
+    for fen in SPEED_FENS {
+        let mut rates = [Vec::new(), Vec::new()];
+        let mut prunes = 0;
+        for _ in 0..3 {
+            for (k, megabytes) in [16, 256].into_iter().enumerate() {
+                let mut s = searcher_with_hash(megabytes, 1, default_leaves);
+                let (result, t) = search(&mut s, fen, 200_000);
+                rates[k].push(result.nodes as f64 / t);
+                if megabytes == 16 {
+                    prunes = s.mcts().expect("MCTS mode").prunes();
+                }
+            }
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let (small, large) = (median(&mut rates[0]), median(&mut rates[1]));
+        println!(
+            "  {fen}: 16 MB {small:.0}/s ({prunes} prunes), 256 MB {large:.0}/s, ratio {:.3}",
+            small / large
+        );
     }
     println!("tactics: MCTS (20k playouts) against alpha-beta depth 14");
     for fen in TACTICS {

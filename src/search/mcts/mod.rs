@@ -25,6 +25,7 @@ pub mod tree;
 mod tests;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+use std::sync::{PoisonError, RwLock};
 use std::time::Instant;
 
 use cozy_chess::{Board, Move};
@@ -80,6 +81,8 @@ pub struct Mcts {
     pub leaf_depth: Option<i32>,
     /// Dirichlet noise mixed into the root's priors before each search (self-play).
     root_noise: Option<RootNoise>,
+    /// How often the last search pruned its full tree to grow on.
+    prunes: u32,
 }
 
 impl Mcts {
@@ -92,6 +95,7 @@ impl Mcts {
             capture_plies: params::LEAF_QSEARCH_PLIES,
             leaf_depth: None,
             root_noise: None,
+            prunes: 0,
         })
     }
 
@@ -140,6 +144,11 @@ impl Mcts {
     /// Per mille of the tree's memory in use.
     pub fn hashfull(&self) -> usize {
         self.tree.hashfull()
+    }
+
+    /// How often the last search pruned its full tree to grow on.
+    pub fn prunes(&self) -> u32 {
+        self.prunes
     }
 
     /// Keeps the subtree of `pos` when it continues the game of the last search (or is
@@ -193,6 +202,7 @@ impl Mcts {
         };
         let shared = Shared {
             tree: &self.tree,
+            structure: RwLock::new(()),
             prior: self.prior.as_ref(),
             control,
             finished: AtomicBool::new(false),
@@ -235,6 +245,8 @@ impl Mcts {
                 .map(|w| tablebase_score(w, 0, options.tablebases.rule50).0),
             reporter,
             leaf_tb_hits: &leaf_shared.tb_hits,
+            prunes: 0,
+            prune_failed: false,
         };
         let depth = shared.leaf_depth;
         let leaf_search = |id, history| leaf_searcher(depth, id, &leaf_shared, history, pos);
@@ -255,6 +267,7 @@ impl Mcts {
             shared.finished.store(true, SeqCst);
         });
         wait_for_release(control, limits);
+        self.prunes = driver.prunes;
         driver.result(setup.moves[0])
     }
 
@@ -346,6 +359,10 @@ struct Driver<'a> {
     reporter: &'a dyn Reporter,
     /// Table-base hits of the leaf searches, counted in their own alpha-beta state.
     leaf_tb_hits: &'a AtomicU64,
+    /// Times the full tree was pruned, and whether pruning once failed to make room
+    /// (the tree stays full from then on).
+    prunes: u32,
+    prune_failed: bool,
 }
 
 impl Driver<'_> {
@@ -357,6 +374,9 @@ impl Driver<'_> {
         while !self.shared.stop_requested() && self.shared.claim_playout() {
             worker.playout();
             own_playouts += 1;
+            if !self.shared.tree.has_room() && self.prunes_when_full() {
+                self.prune();
+            }
             if own_playouts.is_multiple_of(TIME_CHECK_INTERVAL) && self.should_stop() {
                 break;
             }
@@ -375,6 +395,32 @@ impl Driver<'_> {
         self.report();
     }
 
+    /// Whether a full tree is pruned to grow on: when something other than the tree's
+    /// size ends the search (`stop`, the clock, a playout budget); a bare `go`, or a `go
+    /// depth` or `go mate` that may never be met, ends when the tree is full instead.
+    fn prunes_when_full(&self) -> bool {
+        let limits = self.limits;
+        let bounded = limits.infinite
+            || limits.ponder
+            || self.time.is_timed()
+            || limits.nodes.is_some()
+            || limits.soft_nodes.is_some()
+            || limits.movetime.is_some();
+        bounded && !self.prune_failed
+    }
+
+    /// Pauses every playout and keeps the most visited part of the tree
+    /// ([`params::PRUNED_TREE_SHARE`] of its memory).
+    fn prune(&mut self) {
+        let _paused = self
+            .shared
+            .structure
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        self.prunes += 1;
+        self.prune_failed = !self.shared.tree.prune(params::PRUNED_TREE_SHARE);
+    }
+
     /// The mean playout length, rounded (at least 1).
     fn mean_depth(&self) -> i32 {
         let playouts = self.shared.playouts().max(1);
@@ -382,10 +428,10 @@ impl Driver<'_> {
         ((sum + playouts / 2) / playouts).max(1) as i32
     }
 
-    /// The clock, `ponderhit`, a proven result at the root, a full tree (unless `go
-    /// nodes` or `go movetime` asked for a budget: more visits no longer grow the tree,
-    /// so a move on the game clock banks the time for the next one, where the tree is
-    /// reused; a fixed budget is spent as asked).
+    /// The clock, `ponderhit`, a proven result at the root, a full tree that is not
+    /// pruned (unless `go nodes` or `go movetime` asked for a budget: more visits no
+    /// longer grow the tree, so a move on the game clock banks the time for the next one,
+    /// where the tree is reused; a fixed budget is spent as asked).
     fn should_stop(&mut self) -> bool {
         let pondering = self.shared.control.pondering.load(Relaxed);
         if self.was_pondering && !pondering {
@@ -428,8 +474,10 @@ impl Driver<'_> {
         let all_decided = children
             .iter()
             .all(|&c| tree.node(c).proof() != Proof::Unknown);
-        let full =
-            !tree.has_room() && self.limits.nodes.is_none() && self.limits.movetime.is_none();
+        let full = !tree.has_room()
+            && !self.prunes_when_full()
+            && self.limits.nodes.is_none()
+            && self.limits.movetime.is_none();
         mate_found || all_decided || full
     }
 

@@ -26,6 +26,12 @@ pub const LEAF_QSEARCH_PLIES: usize = 4;
 /// must also hold the leaf's quiescence plies).
 pub const MAX_PLAYOUT_DEPTH: usize = 100;
 
+// --- Memory ---
+
+/// A full tree is pruned to this share of `Hash`, keeping the children of the most
+/// visited nodes, and grows on rather than stop (Monty recycles its tree in halves).
+pub const PRUNED_TREE_SHARE: f64 = 0.5;
+
 // --- Prior (hand-written logits, softmaxed) ---
 
 pub const PRIOR_TEMPERATURE: f32 = 1.0;

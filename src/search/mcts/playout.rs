@@ -1,8 +1,9 @@
 //! One playout: select down the tree, learn something at the end (an exact result, the
-//! value net, or — when the tree is full — the node's own mean), back it up, and prove
-//! mates upward. Each search thread owns a [`Worker`]; the tree is shared.
+//! value net, or — when the tree is full and not yet pruned — the node's own mean), back
+//! it up, and prove mates upward. Each search thread owns a [`Worker`]; the tree is shared.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+use std::sync::{PoisonError, RwLock};
 
 use cozy_chess::{Board, Move};
 
@@ -20,6 +21,9 @@ use crate::search::SearchControl;
 /// What every thread of one search shares.
 pub struct Shared<'a> {
     pub tree: &'a Tree,
+    /// Held for reading by every playout and for writing while the main thread frees
+    /// room in a full tree ([`Tree::prune`]), so that no playout sees the nodes move.
+    pub structure: RwLock<()>,
     pub prior: &'a dyn Prior,
     pub control: &'a SearchControl,
     /// Set by the main thread when the search is over, so the helpers stop too.
@@ -107,6 +111,11 @@ impl<'a> Worker<'a> {
 
     /// One playout from the root; returns its length in plies.
     pub fn playout(&mut self) -> usize {
+        let _tree_in_use = self
+            .shared
+            .structure
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
         let tree = self.shared.tree;
         let mut board = self.root.clone();
         let base = self.hashes.len();

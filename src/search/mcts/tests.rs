@@ -89,25 +89,40 @@ fn another_game_or_a_new_game_starts_a_fresh_tree() {
 }
 
 #[test]
-fn a_one_megabyte_tree_survives_many_playouts() {
+fn a_one_megabyte_tree_is_pruned_and_grows_on() {
     let mut s = mcts_searcher(1, 1);
     let pos = middlegame();
     let result = playouts(&mut s, &pos, 150_000);
     assert!(legal_moves(&pos.board).contains(&result.best_move.unwrap()));
     assert_eq!(result.nodes, 150_000);
-    assert_eq!(s.mcts().unwrap().root_visits(), 150_000);
-    assert!(s.mcts().unwrap().hashfull() > 990, "the tree filled up");
+    let mcts = s.mcts().unwrap();
+    assert_eq!(mcts.root_visits(), 150_000);
+    assert!(mcts.prunes() >= 3, "pruned {} times", mcts.prunes());
+    // Pruning frees room; it never gives back more than it keeps.
+    assert!(mcts.hashfull() < 1000 && mcts.tree().used() > mcts.tree().capacity() / 4);
 }
 
 #[test]
-fn two_threads_fill_a_one_megabyte_tree_together() {
+fn two_threads_fill_and_prune_a_one_megabyte_tree_together() {
     let mut s = mcts_searcher(1, 2);
     let pos = middlegame();
     let result = playouts(&mut s, &pos, 100_000);
     assert!(legal_moves(&pos.board).contains(&result.best_move.unwrap()));
     assert_eq!(s.mcts().unwrap().root_visits(), 100_000);
+    assert!(s.mcts().unwrap().prunes() >= 2);
+    // No playout was lost or counted twice across the prunes.
     let sum: u32 = visits(&s).iter().map(|(_, v)| v).sum();
     assert_eq!(sum, 100_000);
+}
+
+#[test]
+fn a_pruned_tree_still_proves_a_mate_in_three() {
+    let pos = Position::new(parse_fen("r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1").unwrap());
+    let mut s = mcts_searcher(1, 1);
+    let result = playouts(&mut s, &pos, 300_000);
+    assert!(s.mcts().unwrap().prunes() >= 1);
+    assert_eq!(crate::search::score_to_uci(result.score), "mate 3");
+    assert_eq!(result.best_move, parse_uci_move(&pos.board, "f6a6"));
 }
 
 #[test]

@@ -9,7 +9,6 @@
 //! next move slides it to the front of the arena (a compacting collection), so the
 //! space of the discarded part is free again.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::*};
 
 use cozy_chess::{Move, Piece, Square};
@@ -148,6 +147,13 @@ impl Node {
         self.value_sum.store(other.value_sum.load(Relaxed), Relaxed);
     }
 
+    /// Makes an expanded node a leaf again (its children were freed).
+    fn forget_children(&self) {
+        self.first_child.store(0, Relaxed);
+        self.children.store(0, Relaxed);
+        self.state.store(UNEXPANDED, Release);
+    }
+
     pub fn mv(&self) -> Move {
         unpack_move(self.mv.load(Relaxed))
     }
@@ -231,7 +237,7 @@ pub enum Expansion {
 
 pub struct Tree {
     nodes: Vec<Node>,
-    /// Slots handed out (may run past the capacity once full; only ever compared).
+    /// Slots handed out: every node below it is live (a failed expansion takes none).
     used: AtomicU64,
 }
 
@@ -269,7 +275,7 @@ impl Tree {
     }
 
     pub fn used(&self) -> usize {
-        (self.used.load(Relaxed) as usize).min(self.capacity())
+        self.used.load(Relaxed) as usize
     }
 
     /// Whether any position's children still fit (checked before generating them).
@@ -318,11 +324,14 @@ impl Tree {
             }
         }
         let n = moves.len();
-        let start = self.used.fetch_add(n as u64, Relaxed) as usize;
-        if n == 0 || start + n > self.capacity() {
+        let capacity = self.capacity() as u64;
+        let Ok(start) = self.used.fetch_update(Relaxed, Relaxed, |used| {
+            (n > 0 && used + n as u64 <= capacity).then_some(used + n as u64)
+        }) else {
             node.state.store(UNEXPANDED, Release);
             return Expansion::Full;
-        }
+        };
+        let start = start as usize;
         for (i, (&mv, &p)) in moves.iter().zip(priors).enumerate() {
             let prior = (p.clamp(0.0, 1.0) * u16::MAX as f32).round() as u16;
             self.nodes[start + i].reset(pack_move(mv), prior);
@@ -347,8 +356,6 @@ impl Tree {
         if new_root == ROOT {
             return;
         }
-        // The live child runs, each allocated after its parent and so after the new
-        // root; sliding them down in arena order never overwrites one not yet moved.
         let mut runs = Vec::new();
         let mut stack = vec![new_root];
         while let Some(i) = stack.pop() {
@@ -358,17 +365,57 @@ impl Tree {
                 stack.extend(range);
             }
         }
-        runs.sort_unstable();
-        let mut moved = HashMap::with_capacity(runs.len());
-        let mut next = 1;
-        for &(start, len) in &runs {
-            moved.insert(start as u32, next as u32);
-            next += len;
+        self.nodes[ROOT].copy_from(&self.nodes[new_root]);
+        self.compact(runs);
+    }
+
+    /// Frees room in a full tree in the middle of a search, while no playout runs: the
+    /// children of the most visited nodes are kept, up to `share` of the arena, and every
+    /// other node becomes a leaf again with its own visits, value and proof (a later
+    /// visit expands it afresh). Returns whether a position's children fit again.
+    pub fn prune(&self, share: f64) -> bool {
+        let budget = (self.capacity() as f64 * share.clamp(0.0, 1.0)) as usize;
+        let root_run = self.nodes[ROOT].child_range();
+        // Every node of the arena's used part is live: one pass in arena order finds
+        // each expanded node below the root, with its visits and its children's run.
+        let mut expanded: Vec<(u32, usize, usize)> = self.nodes[1..self.used()]
+            .iter()
+            .filter(|node| node.is_expanded())
+            .map(|node| {
+                let run = node.child_range();
+                (node.visits(), run.start, run.len())
+            })
+            .collect();
+        // A parent has more visits than any child (its own first visit came before
+        // theirs), so "at least `min_visits`" keeps whole paths from the root. Nodes of
+        // equal visits are kept together or not at all.
+        expanded.sort_unstable_by_key(|&(visits, _, _)| std::cmp::Reverse(visits));
+        let mut kept = 1 + root_run.len();
+        let mut runs = vec![(root_run.start, root_run.len())];
+        for group in expanded.chunk_by(|a, b| a.0 == b.0) {
+            let room: usize = group.iter().map(|&(_, _, len)| len).sum();
+            if kept + room > budget {
+                break;
+            }
+            kept += room;
+            runs.extend(group.iter().map(|&(_, start, len)| (start, len)));
         }
+        self.compact(runs);
+        self.has_room()
+    }
+
+    /// Slides the child `runs` (first slot, length) to the front of the arena behind the
+    /// root, and makes every expanded node whose run is not among them a leaf again.
+    /// Every count is kept.
+    fn compact(&self, mut runs: Vec<(usize, usize)>) {
+        // Each run was allocated after its parent, so after the root; sliding them down
+        // in arena order never overwrites one not yet moved.
+        runs.sort_unstable();
         let nodes = &self.nodes;
-        nodes[ROOT].copy_from(&nodes[new_root]);
+        let mut new_starts = Vec::with_capacity(runs.len());
         let mut next = 1;
         for &(start, len) in &runs {
+            new_starts.push(next as u32);
             for k in 0..len {
                 nodes[next + k].copy_from(&nodes[start + k]);
             }
@@ -376,8 +423,11 @@ impl Tree {
         }
         for node in &nodes[..next] {
             if node.is_expanded() {
-                let old = node.first_child.load(Relaxed);
-                node.first_child.store(moved[&old], Relaxed);
+                let old = node.first_child.load(Relaxed) as usize;
+                match runs.binary_search_by_key(&old, |&(start, _)| start) {
+                    Ok(k) => node.first_child.store(new_starts[k], Relaxed),
+                    Err(_) => node.forget_children(),
+                }
             }
         }
         self.used.store(next as u64, Relaxed);
@@ -412,8 +462,77 @@ mod tests {
         while tree.expand(ROOT + expanded, &moves, &priors) == Expansion::Done {
             expanded += 1;
         }
-        assert!(tree.used() == tree.capacity() && expanded > 1000);
+        assert!(tree.used() + 20 > tree.capacity() && expanded > 1000);
         assert!(!tree.node(ROOT + expanded).is_expanded());
+    }
+
+    /// A root with every move of the start position; `visits[i]` playouts ending in
+    /// child i (each a win for the root's side).
+    fn root_with_visits(tree: &Tree, visits: &[u32]) -> Vec<usize> {
+        let moves = legal_moves(&Board::default());
+        tree.expand(ROOT, &moves, &vec![0.05; moves.len()]);
+        let first = tree.node(ROOT).child_range().start;
+        for (i, &n) in visits.iter().enumerate() {
+            for _ in 0..n {
+                tree.node(first + i).add_in_flight();
+                tree.node(first + i).backup(1.0);
+            }
+        }
+        (first..first + visits.len()).collect()
+    }
+
+    #[test]
+    fn pruning_keeps_the_children_of_the_most_visited_nodes_and_every_count() {
+        let tree = Tree::new(1);
+        let moves = legal_moves(&Board::default());
+        let priors = vec![0.05; moves.len()];
+        let c = root_with_visits(&tree, &[10, 6, 2]);
+        // Children for the three, and for the first child's first child.
+        for &i in &c {
+            tree.expand(i, &moves, &priors);
+        }
+        let grandchild = tree.node(c[0]).child_range().start;
+        for _ in 0..4 {
+            tree.node(grandchild).add_in_flight();
+            tree.node(grandchild).backup(0.5);
+        }
+        tree.expand(grandchild, &moves, &priors);
+        assert_eq!(tree.used(), 1 + 5 * 20);
+        // Room for the root's children and two more runs of 20: the nodes with 10 and 6
+        // visits keep theirs; the 2-visit node and the 4-visit grandchild become leaves.
+        let share = (1 + 3 * 20 + 5) as f64 / tree.capacity() as f64;
+        assert!(tree.prune(share));
+        assert_eq!(tree.used(), 1 + 3 * 20);
+        let kids: Vec<usize> = tree.node(ROOT).child_range().collect();
+        let count = |i: usize| (tree.node(i).visits(), tree.node(i).child_range().len());
+        assert_eq!(
+            [count(kids[0]), count(kids[1]), count(kids[2])],
+            [(10, 20), (6, 20), (2, 0)]
+        );
+        let g = tree.node(kids[0]).child_range().start;
+        assert_eq!(
+            (tree.node(g).visits(), tree.node(g).is_expanded()),
+            (4, false)
+        );
+        assert!((tree.node(g).q().unwrap() - 0.5).abs() < 1e-6);
+        assert_eq!(tree.node(g).mv(), moves[0]);
+        // A leaf again: it can be expanded anew.
+        assert_eq!(tree.expand(kids[2], &moves, &priors), Expansion::Done);
+    }
+
+    #[test]
+    fn pruning_keeps_nodes_of_equal_visits_together_or_not_at_all() {
+        let tree = Tree::new(1);
+        let moves = legal_moves(&Board::default());
+        let c = root_with_visits(&tree, &[5, 5]);
+        for &i in &c {
+            tree.expand(i, &moves, &vec![0.05; moves.len()]);
+        }
+        // Room for one of the two runs only: neither is kept.
+        let share = (1 + 20 + 30) as f64 / tree.capacity() as f64;
+        assert!(tree.prune(share));
+        assert_eq!(tree.used(), 1 + 20);
+        assert!(c.iter().all(|&i| !tree.node(i).is_expanded()));
     }
 
     #[test]
