@@ -4,7 +4,9 @@
 //! what pruning a full tree costs, and the playouts each needs to prove the mates of
 //! tests/mcts.rs.
 //!
-//!     cargo run --release --example mcts_speed
+//!     cargo run --release --example mcts_speed [speed|pruning|tactics|mates]...
+//!
+//! (no argument: all four parts).
 
 use std::time::Instant;
 
@@ -72,6 +74,23 @@ fn search(s: &mut Searcher, fen: &str, playouts: u64) -> (rookery::search::Searc
 }
 
 fn main() {
+    let parts: Vec<String> = std::env::args().skip(1).collect();
+    let wanted = |part: &str| parts.is_empty() || parts.iter().any(|p| p == part);
+    if wanted("speed") {
+        speed();
+    }
+    if wanted("pruning") {
+        pruning();
+    }
+    if wanted("tactics") {
+        tactics();
+    }
+    if wanted("mates") {
+        mates();
+    }
+}
+
+fn speed() {
     println!("playouts/s, go nodes 200000 from a fresh tree");
     for leaf in LEAVES {
         for threads in [1, 2] {
@@ -90,6 +109,9 @@ fn main() {
             );
         }
     }
+}
+
+fn pruning() {
     println!("pruning: go nodes 200000 with the default leaves, 1 thread, in a 16 MB tree (pruned");
     println!("whenever full) and in a 256 MB one (never full), alternating, median of 3");
     let default_leaves = (0, 0);
@@ -116,6 +138,9 @@ fn main() {
             small / large
         );
     }
+}
+
+fn tactics() {
     println!("tactics: MCTS (20k playouts) against alpha-beta depth 14");
     for fen in TACTICS {
         let pos = Position::new(parse_fen(fen).unwrap());
@@ -140,6 +165,9 @@ fn main() {
         }
         println!();
     }
+}
+
+fn mates() {
     println!("playouts to prove each mate (1 thread; fewest of 1k, 2k, 5k, ... 500k)");
     for leaf in LEAVES {
         let mut s = searcher(1, leaf);
