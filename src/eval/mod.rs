@@ -29,9 +29,9 @@ use simd::Path;
 pub const EVAL_LIMIT: i32 = 20_000;
 
 /// Name of the embedded default network.
-pub const DEFAULT_NET_NAME: &str = "rookery-gen17-960";
+pub const DEFAULT_NET_NAME: &str = "rookery-gen18";
 /// The embedded default network (safetensors).
-pub static DEFAULT_NET: &[u8] = include_bytes!("../../nets/rookery-gen17-960.safetensors");
+pub static DEFAULT_NET: &[u8] = include_bytes!("../../nets/rookery-gen18.safetensors");
 
 static CURRENT: Lazy<RwLock<Arc<Network>>> = Lazy::new(|| {
     let net = Network::from_bytes(DEFAULT_NET, DEFAULT_NET_NAME)
