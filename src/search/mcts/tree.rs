@@ -5,9 +5,9 @@
 //! locks: statistics are added with `fetch_add`, and a node's children are written by
 //! the one thread that wins its expansion flag, then published with a release store.
 //! When the arena is full, expansion fails and the playout backs up the leaf's mean
-//! value instead: the tree stops growing, it never aborts. Reusing a subtree for the
-//! next move slides it to the front of the arena (a compacting collection), so the
-//! space of the discarded part is free again.
+//! value instead (it never aborts) until the search prunes the tree: the most visited
+//! part is kept and slid to the front of the arena, the rest freed (a compacting
+//! collection). Reusing a subtree for the next move slides it to the front the same way.
 
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::*};
 
