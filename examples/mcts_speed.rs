@@ -45,15 +45,7 @@ const LEAVES: [(&str, i32, usize); 4] = [
 ];
 
 fn searcher(threads: usize, (_, leaf_depth, capture_plies): (&str, i32, usize)) -> Searcher {
-    searcher_with_hash(256, threads, (leaf_depth, capture_plies))
-}
-
-fn searcher_with_hash(
-    megabytes: usize,
-    threads: usize,
-    (leaf_depth, capture_plies): (i32, usize),
-) -> Searcher {
-    let mut s = Searcher::new(megabytes, threads);
+    let mut s = Searcher::new(256, threads);
     s.set_mode(SearchMode::Mcts).expect("memory");
     let m = s.mcts_mut().expect("MCTS mode");
     m.leaf_depth = Some(leaf_depth);
@@ -114,13 +106,14 @@ fn speed() {
 fn pruning() {
     println!("pruning: go nodes 200000 with the default leaves, 1 thread, in a 16 MB tree (pruned");
     println!("whenever full) and in a 256 MB one (never full), alternating, median of 3");
-    let default_leaves = (0, 0);
     for fen in SPEED_FENS {
         let mut rates = [Vec::new(), Vec::new()];
         let mut prunes = 0;
         for _ in 0..3 {
             for (k, megabytes) in [16, 256].into_iter().enumerate() {
-                let mut s = searcher_with_hash(megabytes, 1, default_leaves);
+                // The engine's own settings: only the tree's size differs.
+                let mut s = Searcher::new(megabytes, 1);
+                s.set_mode(SearchMode::Mcts).expect("memory");
                 let (result, t) = search(&mut s, fen, 200_000);
                 rates[k].push(result.nodes as f64 / t);
                 if megabytes == 16 {
