@@ -171,7 +171,7 @@ pub const OPTIONS: &[OptionDecl] = &[
         },
         help: "The rating played at with `UCI_LimitStrength`, on Stockfish 15.1's `UCI_Elo` \
                scale at 10+0.1 (calibration in docs/strength.md). Values from 2600 up play at \
-               full strength (2580 ± 51 on this scale with the embedded net, \
+               full strength (2658 ± 50 on this scale with the embedded net, \
                docs/strength.md) and say so.",
     },
     OptionDecl {
