@@ -63,7 +63,8 @@ def main():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    # A column per run, wide enough that the net names under the axis do not overlap.
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.25 * len(runs)), 4.2))
     xs = range(len(runs))
     ax.errorbar(xs, [e["rating"] for _, e, _ in runs], yerr=[e["err"] for _, e, _ in runs],
                 fmt="o", color="tab:blue", capsize=4, label="ML fit, 95 % interval")
