@@ -13,8 +13,8 @@ use super::{DECISIVE, MATE_BOUND};
 
 /// The bottom of the level curve (its slopes and temperature were shaped from here up).
 pub const MIN_ELO: i32 = 1000;
-/// A limit at or above it plays at full strength: the ladder in docs/strength.md
-/// measures full strength at 2658 ± 50 on this scale.
+/// A limit at or above it plays at full strength, which the ladder in docs/strength.md
+/// measures above it on this scale.
 pub const FULL_STRENGTH_ELO: i32 = 2600;
 /// Measured strength → curve setting, ascending: each row is a 100-game calibration match
 /// of one setting against Stockfish 15.1 at 10+0.1 with the embedded net
