@@ -21,7 +21,15 @@ pub const FULL_STRENGTH_ELO: i32 = 2600;
 /// (docs/calibration/results.jsonl, docs/strength.md); `scripts/calibration_table.py
 /// --fit` prints it. A level plays the setting interpolated between the two rows around
 /// its rating (outside them, the nearest row's offset).
-pub const CALIBRATION: [(f64, f64); 3] = [(1593.1, 1600.0), (1917.4, 1900.0), (1936.8, 2000.0)];
+pub const CALIBRATION: [(f64, f64); 7] = [
+    (1593.1, 1600.0),
+    (1917.4, 1900.0),
+    (1936.8, 2000.0),
+    (2024.4, 2063.0),
+    (2092.5, 2263.0),
+    (2340.4, 2463.0),
+    (2397.5, 2513.0),
+];
 /// Where the temperature's slope changes (Stockfish's lowest `UCI_Elo`).
 const TEMPERATURE_KINK: i32 = 1350;
 /// Where the node curve's two slopes meet, and its node budget there.
