@@ -17,8 +17,9 @@ pub const MIN_ELO: i32 = 1000;
 /// measures above it on this scale.
 pub const FULL_STRENGTH_ELO: i32 = 2600;
 /// Measured strength → curve setting, ascending: each row is a 100-game calibration match
-/// of one setting against Stockfish 15.1 at 10+0.1 with the embedded net
-/// (docs/calibration/results.jsonl, docs/strength.md); `scripts/calibration_table.py
+/// of one setting against Stockfish 15.1 at 10+0.1 with the net embedded at the time
+/// (docs/calibration/results.jsonl; docs/strength.md says which rows are which net's and
+/// why some are left out); `scripts/calibration_table.py
 /// --fit` prints it. A level plays the setting interpolated between the two rows around
 /// its rating (outside them, the nearest row's offset).
 pub const CALIBRATION: [(f64, f64); 7] = [
