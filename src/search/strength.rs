@@ -19,9 +19,9 @@ pub const FULL_STRENGTH_ELO: i32 = 2600;
 /// Measured strength → curve setting, ascending: each row is a 100-game calibration match
 /// of one setting against Stockfish 15.1 at 10+0.1 with the net embedded at the time
 /// (docs/calibration/results.jsonl; docs/strength.md says which rows are which net's and
-/// why some are left out); `scripts/calibration_table.py
-/// --fit` prints it. A level plays the setting interpolated between the two rows around
-/// its rating (outside them, the nearest row's offset).
+/// why some are left out); `scripts/calibration_table.py --fit` prints it. A level plays
+/// the setting interpolated between the two rows around its rating (outside them, the
+/// nearest row's offset).
 pub const CALIBRATION: [(f64, f64); 7] = [
     (1593.1, 1600.0),
     (1917.4, 1900.0),
@@ -122,9 +122,10 @@ impl Strength {
         Strength { elo, setting }
     }
 
-    /// Position within the curve: 0 at MIN_ELO, 1 at full strength.
+    /// Position within the curve: 0 at MIN_ELO, 1 at full strength and past it (the
+    /// calibration's offset carries the levels just under full strength to settings there).
     fn skill(setting: i32) -> f64 {
-        (setting - MIN_ELO) as f64 / (FULL_STRENGTH_ELO - MIN_ELO) as f64
+        ((setting - MIN_ELO) as f64 / (FULL_STRENGTH_ELO - MIN_ELO) as f64).min(1.0)
     }
 
     /// Nodes per move at the level's setting: `KINK_NODES` at `NODES_KINK`, doubling
@@ -149,9 +150,7 @@ impl Strength {
     /// the range (near-equal moves are mixed, nothing worse), ~28 at 1350, and growing
     /// slowly below it (~42 at the bottom).
     pub fn temperature(&self, situation: &Situation) -> f64 {
-        // Settings past the curve's top (the calibration's offset carries the levels just
-        // under full strength there) keep its temperature and only gain nodes.
-        let weakness = (1.0 - Self::skill(self.setting.max(TEMPERATURE_KINK))).max(0.0);
+        let weakness = 1.0 - Self::skill(self.setting.max(TEMPERATURE_KINK));
         let base = TEMPERATURE_MIN
             + TEMPERATURE_WEAKNESS * weakness * weakness
             + TEMPERATURE_PER_POINT_BELOW_KINK * (TEMPERATURE_KINK - self.setting).max(0) as f64;
