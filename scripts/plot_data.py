@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Plot of the committed self-play data: positions per net generation and the running total.
 
-Reads data/manifest.tsv (one row per file: generation, net, node budget, positions). Each
-generation's bar is split by node budget: the soft budget alone (`5000`, the iteration
-under way may run on to 8x) and the budget as a hard cap too (`5000/5000`, the default
-since 2026-11-29). The validation set is left out (no net trains on it). The line is the
-running total against the issue's target of 30M positions. Writes docs/data.png (or --out).
+Reads data/manifest.tsv (one row per file: generation, net, node budget, starts,
+positions). Each generation's bar is split by node budget — the soft budget alone (`5000`,
+the iteration under way may run on to 8x) or the budget as a hard cap too (`5000/5000`,
+the default since 2026-11-29) — and by the games' starts: standard openings, Chess960 only,
+or a mix (`chess960=F`: a share F from Chess960 positions). The validation set is left
+out (no net trains on it). The line is the running total against issue 58's target of 60M
+positions. Writes docs/data.png (or --out).
 
 Usage: scripts/plot_data.py [--manifest data/manifest.tsv] [--out FILE] [--target N]
 """
@@ -20,21 +22,33 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def read_manifest(path):
-    """{generation: {budget: positions}} over the training files of the manifest."""
+    """{generation: {(budget, starts): positions}} over the training files of the manifest."""
     by_gen = defaultdict(lambda: defaultdict(int))
     with open(path, newline="") as f:
         for row in csv.DictReader(f, delimiter="\t"):
             if row["file"].startswith("data/validation/"):
                 continue
-            by_gen[int(row["generation"])][row["nodes"]] += int(row["positions"])
+            key = (row["nodes"], row.get("starts") or "standard")
+            by_gen[int(row["generation"])][key] += int(row["positions"])
     return by_gen
+
+
+def kind_label(budget, starts):
+    """`budget 5000/5000 (soft/hard cap), Chess960 30 %` and the like."""
+    cap = " (soft/hard cap)" if "/" in budget else " (soft only)"
+    if starts == "standard":
+        where = "standard openings"
+    else:
+        share = dict(part.split("=") for part in starts.split("/")).get("chess960", "1")
+        where = "Chess960 starts" if float(share) >= 1 else f"{float(share):.0%} Chess960 starts"
+    return f"budget {budget}{cap}, {where}"
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--manifest", default=os.path.join(ROOT, "data", "manifest.tsv"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "data.png"))
-    ap.add_argument("--target", type=float, default=30e6, help="positions aimed at")
+    ap.add_argument("--target", type=float, default=60e6, help="positions aimed at")
     args = ap.parse_args()
     by_gen = read_manifest(args.manifest)
     if not by_gen:
@@ -45,14 +59,14 @@ def main():
     import matplotlib.pyplot as plt
 
     gens = sorted(by_gen)
-    budgets = sorted({b for g in gens for b in by_gen[g]}, key=lambda b: ("/" in b, b))
-    colours = ["tab:blue", "tab:green", "tab:purple", "tab:brown"]
+    kinds = sorted({k for g in gens for k in by_gen[g]}, key=lambda k: ("/" in k[0], k))
+    colours = ["tab:blue", "tab:green", "tab:orange", "tab:purple", "tab:brown", "tab:gray"]
     fig, ax = plt.subplots(figsize=(9, 5))
     x = range(len(gens))
     bottom = [0.0] * len(gens)
-    for i, budget in enumerate(budgets):
-        heights = [by_gen[g].get(budget, 0) / 1e6 for g in gens]
-        label = f"budget {budget}" + (" (soft/hard cap)" if "/" in budget else " (soft only)")
+    for i, kind in enumerate(kinds):
+        heights = [by_gen[g].get(kind, 0) / 1e6 for g in gens]
+        label = kind_label(*kind)
         ax.bar(x, heights, bottom=bottom, color=colours[i % len(colours)], label=label)
         bottom = [b + h for b, h in zip(bottom, heights)]
     ax.set_ylim(0, max(bottom) * 1.4)  # room for the legend above the bars
