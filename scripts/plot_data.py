@@ -34,7 +34,8 @@ def read_manifest(path):
 
 
 def kind_label(budget, starts):
-    """`budget 5000/5000 (soft/hard cap), Chess960 30 %` and the like."""
+    """The legend's name of a kind of file, e.g.
+    `budget 5000/5000 (soft/hard cap), 30% Chess960 starts`."""
     cap = " (soft/hard cap)" if "/" in budget else " (soft only)"
     if starts == "standard":
         where = "standard openings"
