@@ -16,6 +16,8 @@
 #   RESULTS      appended JSON lines [docs/calibration/results.jsonl]
 #   REF_BELOW    Rookery level that anchors levels under 1350 [1350]
 #   EXTRA        extra match.py arguments
+#   COMMIT       the commit BIN was built from, recorded with each result [HEAD's]:
+#                set it when BIN is a copy built before the checked-out commit
 #
 # Levels up to HUMAN_MAX_ELO are human levels (src/human/levels.rs): each result line also
 # records the model rating, temperature and guard (margin, depth) the level played at
@@ -38,6 +40,7 @@ CONCURRENCY=${CONCURRENCY:-2}
 RESULTS=${RESULTS:-docs/calibration/results.jsonl}
 REF_BELOW=${REF_BELOW:-1350}
 EXTRA=${EXTRA:-}
+COMMIT=${COMMIT:-$(git rev-parse --short HEAD)}
 LEVELS=("$@")
 [[ ${#LEVELS[@]} -eq 0 ]] && LEVELS=(1350 1600 1900 2200 2450 1100 800)
 [[ -x $BIN ]] || cargo build --release --quiet
@@ -68,7 +71,7 @@ for level in "${LEVELS[@]}"; do
   guard=$(sed -n 's/.*guard \([0-9.]*\) at depth.*/\1/p' <<<"$announced")
   guard_depth=$(sed -n 's/.*guard [0-9.]* at depth \([0-9]*\).*/\1/p' <<<"$announced")
   # Tag the line with the binary and commit: the table uses each level's latest binary.
-  python3 - "$RESULTS" "$sha" "$(git rev-parse --short HEAD)" "$model_rating" "$temperature" "$setting" "$guard" "$guard_depth" <<'PY'
+  python3 - "$RESULTS" "$sha" "$COMMIT" "$model_rating" "$temperature" "$setting" "$guard" "$guard_depth" <<'PY'
 import json, sys
 path, sha, commit, model_rating, temperature, setting, guard, guard_depth = sys.argv[1:]
 lines = open(path).read().splitlines()
