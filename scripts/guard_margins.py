@@ -5,7 +5,7 @@ Reads the human model's labelled positions (`rookery human --label` output: FEN,
 move, mover's rating, ..., and every legal move's score at depths 1, 3 and 5) and prints,
 per 200-point band of the mover's rating, quantiles of the *loss* of the played move:
 the expected result of the best move minus that of the played move, both from the
-deepest score through Rookery's WDL model (src/search/wdl.rs, the same coefficients).
+deepest score through Rookery's WDL model (src/search/wdl.rs VALUE, the same coefficients).
 The human levels' blunder guard (src/human/guard.rs) takes its margin from this table:
 a move that gives away more than the band's 95th percentile is one that players of that
 rating almost never make.
@@ -20,7 +20,7 @@ import math
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# src/search/wdl.rs WDL_A, WDL_B.
+# src/search/wdl.rs VALUE (a, b).
 WDL_A = [423.343, -359.912, -687.341, 756.334]
 WDL_B = [147.117, -60.935, -281.331, 298.412]
 PIECE_VALUES = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
@@ -39,7 +39,7 @@ def material(fen):
 
 
 def expected_score(score, mat):
-    """src/search/wdl.rs expected_score: win + draw / 2 for the side to move."""
+    """src/search/wdl.rs WdlModel::expected_score of VALUE: win + draw / 2 for the side to move."""
     m = mat / 58.0
     a, b = poly(WDL_A, m), max(1.0, poly(WDL_B, m))
     win = 1.0 / (1.0 + math.exp(max(-50.0, min(50.0, (a - score) / b))))

@@ -9,7 +9,7 @@ use cozy_chess::{Board, Move, Piece};
 use super::scores::MoveScores;
 use crate::chess::is_castle;
 use crate::search::see::{piece_value, see_ge};
-use crate::search::wdl::{material, wdl};
+use crate::search::wdl::{material, VALUE};
 use crate::search::DECISIVE;
 
 /// The search depths the model reads, shallowest first. The deepest sets the cost of a
@@ -30,7 +30,7 @@ pub fn expected_result(score: i32, material: i32) -> f32 {
     if score <= -DECISIVE {
         return 0.0;
     }
-    let (w, d, _) = wdl(score, material);
+    let (w, d, _) = VALUE.wdl(score, material);
     (w as f32 + d as f32 / 2.0) / 1000.0
 }
 

@@ -14,7 +14,7 @@ use super::features::DEPTHS;
 use super::levels::candidates;
 use super::model::Prediction;
 use crate::chess::Position;
-use crate::search::wdl::{expected_score, material};
+use crate::search::wdl::{material, VALUE};
 use crate::search::{
     Reporter, SearchInfo, SearchLimits, SearchOptions, Searcher, TablebaseOptions, MATE_BOUND,
 };
@@ -126,7 +126,11 @@ impl Guard {
             if lines.is_empty() {
                 break;
             }
-            judged.extend(lines.into_iter().map(|(mv, s)| (mv, expected_score(s, m))));
+            judged.extend(
+                lines
+                    .into_iter()
+                    .map(|(mv, s)| (mv, VALUE.expected_score(s, m))),
+            );
             let best = judged.iter().map(|j| j.1).fold(f64::MIN, f64::max);
             for &(mv, expected) in &judged {
                 if best - expected > self.max_loss {

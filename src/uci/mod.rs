@@ -204,7 +204,8 @@ impl Reporter for UciReporter {
                     (0, 0, 1000)
                 }
             } else {
-                crate::search::wdl::wdl(info.score, crate::search::wdl::material(&self.root))
+                crate::search::wdl::REPORTED
+                    .wdl(info.score, crate::search::wdl::material(&self.root))
             };
             format!(" wdl {w} {d} {l}")
         } else {

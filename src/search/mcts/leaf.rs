@@ -211,7 +211,7 @@ pub fn value(eval: &mut Evaluator, board: &Board, capture_plies: usize) -> f64 {
 /// The expected result (0..1) for the side to move of `board` of a score in centipawns
 /// (mate scores saturate to 0 or 1).
 pub fn expected_result(score: i32, board: &Board) -> f64 {
-    wdl::expected_score(score, wdl::material(board))
+    wdl::VALUE.expected_score(score, wdl::material(board))
 }
 
 /// A small fail-soft quiescence search over captures that do not lose material (SEE),
@@ -376,7 +376,7 @@ mod tests {
         let board = parse_fen("r3k3/8/8/3q4/4P3/8/8/R3K2R w - - 0 1").unwrap();
         let mut eval = Evaluator::new();
         eval.reset(&board);
-        let raw = wdl::expected_score(eval.evaluate(&board), wdl::material(&board));
+        let raw = wdl::VALUE.expected_score(eval.evaluate(&board), wdl::material(&board));
         let resolved = value(&mut eval, &board, super::super::params::LEAF_QSEARCH_PLIES);
         assert!(raw < 0.4 && resolved > raw + 0.2, "{raw} {resolved}");
     }

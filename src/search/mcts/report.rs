@@ -46,7 +46,7 @@ pub fn score_of(tree: &Tree, index: usize, material: i32) -> i32 {
         Proof::Draw => 0,
         Proof::Unknown => {
             let q = node.q().unwrap_or(0.5);
-            crate::search::wdl::score_from_expected(q, material, crate::eval::EVAL_LIMIT)
+            crate::search::wdl::VALUE.score_from_expected(q, material, crate::eval::EVAL_LIMIT)
         }
     }
 }
