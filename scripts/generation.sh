@@ -53,7 +53,8 @@ GEN_WEIGHTS=${GEN_WEIGHTS:-}
 # (the manifest's `starts` column is not `standard`), over their generation's; a few of them
 # beside tens of millions of standard positions need more than their share to be learnt.
 CHESS960_WEIGHT=${CHESS960_WEIGHT:-}
-# INIT: fine-tune this net (same architecture) instead of starting from random weights.
+# INIT: fine-tune this net (same architecture, or a narrower feature transformer widened to
+# HIDDEN) instead of starting from random weights.
 INIT=${INIT:-}
 # INIT_FT: start the feature transformer from this net and the head from random weights
 # (a run that changes the head's shape, e.g. L1=16).

@@ -180,8 +180,8 @@ fn training_resumes_to_the_same_net() {
 }
 
 /// `--init` starts from a saved net's weights: with a vanishing learning rate the run
-/// ends where it began (a one-bucket net also as every bucket of a bucketed run), and a
-/// net of another shape or scale is refused.
+/// ends where it began (a one-bucket net also as every bucket of a bucketed run, a
+/// narrower net as part of a wider one), and a net of another shape or scale is refused.
 #[test]
 fn training_starts_from_init_net() {
     let (dir, data) = material_labelled_data("rookery-init-test", 22);
@@ -240,12 +240,50 @@ fn training_starts_from_init_net() {
         .expect("8 buckets into 1 refused");
     assert!(err.contains("--output-buckets"), "{err}");
 
+    // A wider feature transformer: the base net's units first, the new ones read by `l1`
+    // with zero weights, so the wider net starts out computing what the base net did.
+    let mut widened = args_for("widened");
+    widened.init = Some(base_path.clone());
+    widened.lr = 1e-12;
+    widened.hidden = 32;
+    let widened = rookery::train::train(&widened).expect("wider run from --init");
+    let h = base.tensors["ft.bias"].dims1().expect("ft.bias");
+    assert_eq!(widened.tensors["ft.bias"].dims1().expect("ft.bias"), 32);
+    for name in ["ft.weight", "ft.bias"] {
+        let kept = widened.tensors[name].narrow(0, 0, h).expect("base units");
+        assert!(
+            max_abs_difference(&base.tensors[name], &kept) <= 1e-6,
+            "{name}"
+        );
+    }
+    let l1 = &widened.tensors["l1.weight"];
+    for (from, base_from) in [(0, 0), (32, h)] {
+        let kept = l1.narrow(1, from, h).expect("base columns");
+        let base_cols = base.tensors["l1.weight"]
+            .narrow(1, base_from, h)
+            .expect("base");
+        assert!(
+            max_abs_difference(&base_cols, &kept) <= 1e-6,
+            "l1 columns from {from}"
+        );
+        let new = l1.narrow(1, from + h, 32 - h).expect("new columns");
+        let zero = new.zeros_like().expect("zeros");
+        assert!(
+            max_abs_difference(&zero, &new) <= 1e-6,
+            "l1 reads new units from {from}"
+        );
+    }
+    for name in ["l1.bias", "l2.weight", "l2.bias", "out.weight", "out.bias"] {
+        let diff = max_abs_difference(&base.tensors[name], &widened.tensors[name]);
+        assert!(diff <= 1e-6, "{name} moved by {diff} in the widened run");
+    }
+
     let mut wrong_shape = args_for("wrong-shape");
-    wrong_shape.hidden = 32;
+    wrong_shape.hidden = 8;
     wrong_shape.init = Some(base_path.clone());
     let err = rookery::train::train(&wrong_shape)
         .err()
-        .expect("shape refused");
+        .expect("a narrower feature transformer refused");
     assert!(err.contains("--hidden"), "{err}");
 
     let mut wrong_activation = args_for("wrong-activation");

@@ -75,10 +75,12 @@ pub struct TrainArgs {
     #[arg(long)]
     pub resume: Option<String>,
     /// Start from this network's weights instead of random ones (fine-tuning a net on new
-    /// data): it must have the same `--hidden`, `--l1`, `--output-buckets`, `--no-screlu` and
-    /// `--no-mirror`, and
-    /// its `scale` must equal `--scale`; a net with one output bucket may also start a run
-    /// with more (each bucket a copy of its output row). The optimiser starts afresh.
+    /// data): it must have the same `--l1`, `--output-buckets`, `--no-screlu` and
+    /// `--no-mirror`, and its `scale` must equal `--scale`; a net with one output bucket may
+    /// also start a run with more (each bucket a copy of its output row), and a net with a
+    /// narrower feature transformer a run with a wider `--hidden` (the new units random,
+    /// read with zero weights, so the run starts from the net's own outputs). The
+    /// optimiser starts afresh.
     #[arg(long, conflicts_with = "resume")]
     pub init: Option<String>,
     /// Start the feature transformer (`ft.weight`, `ft.bias`) from this network and the

@@ -21,7 +21,7 @@ use super::loss::{batch_loss, evaluate_loss};
 use super::sets::{load_data, load_validation};
 use super::weights::{
     init_weights, read_start_net, save, set_named_vars, set_vars, spread_output_buckets,
-    tensors_to_save, NAMES,
+    tensors_to_save, widen_feature_transformer, NAMES,
 };
 use super::{ce, optim, TrainArgs, TrainSummary};
 use crate::eval::model::{Model, WEIGHT_CLIP};
@@ -199,7 +199,8 @@ fn split_validation(
 }
 
 /// The model of `args`' shape with its starting weights: seeded random ones, then those of
-/// `--init` (all) or `--init-ft` (the feature transformer) if given.
+/// `--init` (all; a narrower net's feature transformer widened to `--hidden`) or
+/// `--init-ft` (the feature transformer) if given.
 fn build_model(
     args: &TrainArgs,
     rng: &mut StdRng,
@@ -223,8 +224,22 @@ fn build_model(
     if let Some(path) = &args.init {
         let map = read_start_net("--init", path, args.scale)?;
         let map = spread_output_buckets(map, args.output_buckets)?;
+        let narrower = map
+            .get("ft.bias")
+            .and_then(|b| b.dims1().ok())
+            .filter(|&h| h < args.hidden);
+        let map = widen_feature_transformer(map, args.hidden, rng)?;
         set_vars(&map, &vars, args.markers(), &format!("--init '{path}'"))?;
-        say(args, format!("starting from the weights of {path}"));
+        match narrower {
+            Some(h) => say(
+                args,
+                format!(
+                    "starting from the weights of {path}, its {h} feature transformer units widened to {}",
+                    args.hidden
+                ),
+            ),
+            None => say(args, format!("starting from the weights of {path}")),
+        }
     }
     if let Some(path) = &args.init_ft {
         let map = read_start_net("--init-ft", path, args.scale)?;

@@ -155,6 +155,49 @@ pub(super) fn read_start_net(
     Ok(map)
 }
 
+/// A net can start a run with a wider feature transformer (`--hidden` above its own): the
+/// new units get seeded random weights, as [`init_weights`] gives, and `l1` reads them
+/// with zero weights, so the wider net starts out computing exactly what the narrower one
+/// did and training grows the new units from there. A narrower `--hidden` is left to
+/// `set_vars` to refuse.
+pub(super) fn widen_feature_transformer(
+    mut map: HashMap<String, Tensor>,
+    hidden: usize,
+    rng: &mut StdRng,
+) -> Result<HashMap<String, Tensor>, String> {
+    let (Some(ft_w), Some(ft_b), Some(l1_w)) = (
+        map.get("ft.weight"),
+        map.get("ft.bias"),
+        map.get("l1.weight"),
+    ) else {
+        return Ok(map); // set_vars names what is missing
+    };
+    let old = ft_b.dims1().map_err(ce)?;
+    if old >= hidden || l1_w.dims2().map_err(ce)?.1 != 2 * old {
+        return Ok(map);
+    }
+    let extra = hidden - old;
+    let inputs = ft_w.dims2().map_err(ce)?.1;
+    let bound = 1.0 / 32f32.sqrt();
+    let mut random =
+        |n: usize| -> Vec<f32> { (0..n).map(|_| rng.gen_range(-bound..bound)).collect() };
+    let new_w =
+        Tensor::from_vec(random(extra * inputs), (extra, inputs), &Device::Cpu).map_err(ce)?;
+    let new_b = Tensor::from_vec(random(extra), extra, &Device::Cpu).map_err(ce)?;
+    let ft_w = Tensor::cat(&[ft_w, &new_w], 0).map_err(ce)?;
+    let ft_b = Tensor::cat(&[ft_b, &new_b], 0).map_err(ce)?;
+    // l1's inputs are the side to move's units, then the other side's.
+    let rows = l1_w.dims2().map_err(ce)?.0;
+    let zeros = Tensor::zeros((rows, extra), l1_w.dtype(), &Device::Cpu).map_err(ce)?;
+    let stm = l1_w.narrow(1, 0, old).map_err(ce)?;
+    let other = l1_w.narrow(1, old, old).map_err(ce)?;
+    let l1_w = Tensor::cat(&[&stm, &zeros, &other, &zeros], 1).map_err(ce)?;
+    map.insert("ft.weight".to_string(), ft_w);
+    map.insert("ft.bias".to_string(), ft_b);
+    map.insert("l1.weight".to_string(), l1_w);
+    Ok(map)
+}
+
 /// A net with one output row can start a run with `buckets` output buckets: every bucket
 /// begins as a copy of that row (the new net plays exactly like the old one until training
 /// lets the buckets part). Any other bucket count is left to `set_vars` to refuse.
