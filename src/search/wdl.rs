@@ -24,9 +24,10 @@ pub const REPORTED: WdlModel = WdlModel {
     a: [522.759, -360.705, -1022.092, 1009.969],
     b: [198.961, -68.738, -397.478, 418.846],
 };
-/// a(58) of [`REPORTED`]: the internal score at which the side to move wins half its games
+/// a(58) of [`REPORTED`] (the sum of its `a`, rounded): the internal score at which the side to move wins half its games
 /// at typical middlegame material, reported as `cp 100`.
-pub const NORMALIZE_TO_PAWN: i32 = 150;
+pub const NORMALIZE_TO_PAWN: i32 =
+    (REPORTED.a[0] + REPORTED.a[1] + REPORTED.a[2] + REPORTED.a[3] + 0.5) as i32;
 
 /// The model through which MCTS backs up a leaf's value and from which the human model's
 /// combiner features and guard read expected results: the fit to rookery-gen9-sq's games

@@ -224,11 +224,7 @@ fn build_model(
     if let Some(path) = &args.init {
         let map = read_start_net("--init", path, args.scale)?;
         let map = spread_output_buckets(map, args.output_buckets)?;
-        let narrower = map
-            .get("ft.bias")
-            .and_then(|b| b.dims1().ok())
-            .filter(|&h| h < args.hidden);
-        let map = widen_feature_transformer(map, args.hidden, rng)?;
+        let (map, narrower) = widen_feature_transformer(map, args.hidden, rng)?;
         set_vars(&map, &vars, args.markers(), &format!("--init '{path}'"))?;
         match narrower {
             Some(h) => say(

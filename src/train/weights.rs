@@ -160,21 +160,22 @@ pub(super) fn read_start_net(
 /// with zero weights, so the wider net starts out computing exactly what the narrower one
 /// did and training grows the new units from there. A narrower `--hidden` is left to
 /// `set_vars` to refuse.
+/// Returns the net's own width when it was widened.
 pub(super) fn widen_feature_transformer(
     mut map: HashMap<String, Tensor>,
     hidden: usize,
     rng: &mut StdRng,
-) -> Result<HashMap<String, Tensor>, String> {
+) -> Result<(HashMap<String, Tensor>, Option<usize>), String> {
     let (Some(ft_w), Some(ft_b), Some(l1_w)) = (
         map.get("ft.weight"),
         map.get("ft.bias"),
         map.get("l1.weight"),
     ) else {
-        return Ok(map); // set_vars names what is missing
+        return Ok((map, None)); // set_vars names what is missing
     };
     let old = ft_b.dims1().map_err(ce)?;
     if old >= hidden || l1_w.dims2().map_err(ce)?.1 != 2 * old {
-        return Ok(map);
+        return Ok((map, None));
     }
     let extra = hidden - old;
     let inputs = ft_w.dims2().map_err(ce)?.1;
@@ -195,7 +196,7 @@ pub(super) fn widen_feature_transformer(
     map.insert("ft.weight".to_string(), ft_w);
     map.insert("ft.bias".to_string(), ft_b);
     map.insert("l1.weight".to_string(), l1_w);
-    Ok(map)
+    Ok((map, Some(old)))
 }
 
 /// A net with one output row can start a run with `buckets` output buckets: every bucket
