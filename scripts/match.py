@@ -248,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--beta", type=float, default=0.05, help="type II error (default 0.05)")
     r = p.add_argument_group("output")
     r.add_argument("--pgn", metavar="FILE", help="append games to this PGN file")
-    r.add_argument("--results", metavar="FILE", help="append a one-line JSON summary to this file (for --estimate)")
+    r.add_argument("--results", metavar="FILE", help="append a one-line JSON summary to this file (for --estimate; nothing when no game finished)")
     r.add_argument("--event", default="Rookery match", help="PGN Event tag")
     r.add_argument("--no-comments", action="store_true", help="no score/depth/time comments in the PGN")
     r.add_argument("--fail-on-errors", nargs="?", const="any", choices=("any", "first"),
@@ -260,6 +260,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fit a max-likelihood rating from --results files (opponents need a rating, e.g. stockfish:ELO)")
     e.add_argument("--estimate-engine", metavar="NAME", help="only estimate this engine")
     return p
+
+
+def record_summary(path, summ):
+    """Appends the match's summary to a results file, unless no game finished (a match
+    stopped at its start): a row of zero games has no score and would only be noise in
+    the tables and fits that read the file. Returns whether it wrote."""
+    if summ.get("games", 0) == 0:
+        print("no game finished: nothing recorded in %s" % path)
+        return False
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(summ, allow_nan=True) + "\n")
+    return True
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -394,8 +406,7 @@ def run_match(args, parser) -> int:
     summ = m.summary()
     m.print_summary(summ)
     if args.results:
-        with open(args.results, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(summ, allow_nan=True) + "\n")
+        record_summary(args.results, summ)
     if args.fail_on_errors:
         counted = [0] if args.fail_on_errors == "first" else [0, 1]
         bad = sum(sum(m.errors[i].values()) for i in counted)

@@ -96,6 +96,20 @@ def parts_of_a_match_combine():
 
 
 @test
+def a_match_without_games_is_not_recorded():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "results.jsonl")
+        empty = {"games": 0, "wins": 0, "draws": 0, "losses": 0, "elo_penta": float("nan")}
+        assert not m.record_summary(path, empty)
+        assert not os.path.exists(path)
+        played = dict(empty, games=2, wins=1, losses=1, elo_penta=0.0)
+        assert m.record_summary(path, played)
+        assert m.record_summary(path, played)
+        rows = [json.loads(line) for line in open(path)]
+        assert [r["games"] for r in rows] == [2, 2]
+
+
+@test
 def los_values():
     assert m.los(0, 0) == 0.5
     assert m.los(10, 10) == 0.5
