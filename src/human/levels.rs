@@ -26,35 +26,32 @@ pub const HUMAN_MIN_ELO: i32 = 600;
 /// where the node-limited 2000 is within its error, so the human levels stop at 1900.
 pub const HUMAN_MAX_ELO: i32 = 1900;
 /// Measured strength → (model rating, temperature, guard margin, guard depth),
-/// ascending; each row is a 100-game calibration match of the embedded human model (one
-/// row pools three, below) with human-prior-v3 and human-combiner-v2
-/// (docs/calibration/results.jsonl, docs/strength.md; `scripts/calibration_table.py
-/// --fit` prints them).
+/// ascending; each row is a calibration match of the human model (100 games, the 1840.6
+/// row pools two) with human-prior-v3 and human-combiner-v2 (docs/calibration/results.jsonl,
+/// docs/strength.md; `scripts/calibration_table.py --fit` prints them). The rows from
+/// 1360 up were played with rookery-gen18 embedded, whose search scores the model's
+/// candidates and runs the guard; the three below it, before, by levels whose
+/// strength the net moves little (no guard, the model warm).
 /// Temperature (see [`sharpen`]): at 1 a level draws as often as the players do and
 /// matches their move ~27–35 % of the time; at 0.4 it matches it 36–45 % (validation
 /// positions, `rookery train-combiner --evaluate`), close to the model's most likely move
 /// while still varying its play. The model alone stops gaining strength near 1600 (a
 /// higher rating input and a colder draw add little), so the strongest levels add the
 /// [`Guard`]: its largest loss of expected result ([`NO_GUARD`] for none) and the depth
-/// of its search. The 0.37 row's margin is what Lichess players of its model rating give
-/// away with no more than 5 % of their moves (docs/human.md); its strength pools three
-/// matches whose margins (0.37, 0.49, 0.60) measured alike within their error (1681 ± 81,
-/// 1796 ± 67, 1750 ± 62: 1750 ± 40); a guard that vetoes only lost-from-won moves (0.98)
-/// measured 1649 ± 73. Above it strength rises steeply only once the margin is small:
-/// at depth 10, 0.22 plays like 1765, 0.12 like 1849 and 0.05 (the most human of the
-/// moves within a few hundredths of the best) like 2068.
-pub const CALIBRATION: [(f64, f64, f32, f64, i32); 11] = [
+/// of its search. At depth 8 the guard adds little (0.97 plays like 1678, 0.67 like
+/// 1697); at depth 10 it adds much more (0.37 plays like 1841, 0.10 like 1935), so a
+/// level takes the depth of the row nearer to it ([`settings_for`]).
+pub const CALIBRATION: [(f64, f64, f32, f64, i32); 10] = [
     (525.0, 600.0, 1.0, NO_GUARD, 0),
     (833.0, 708.0, 0.68, NO_GUARD, 0),
     (1048.0, 816.0, 0.4, NO_GUARD, 0),
-    (1343.0, 1300.0, 0.4, NO_GUARD, 0),
-    (1579.1, 2200.0, 0.2, NO_GUARD, 0),
-    (1596.3, 2600.0, 0.1, NO_GUARD, 0),
-    (1649.0, 2600.0, 0.1, 0.98, 8),
-    (1749.7, 2600.0, 0.1, 0.37, 8),
-    (1765.0, 2600.0, 0.1, 0.22, 10),
-    (1848.7, 2600.0, 0.1, 0.12, 10),
-    (2068.4, 2600.0, 0.1, 0.05, 10),
+    (1360.4, 1327.0, 0.39, NO_GUARD, 0),
+    (1574.1, 1898.0, 0.27, NO_GUARD, 0),
+    (1631.4, 2600.0, 0.1, NO_GUARD, 0),
+    (1677.9, 2600.0, 0.1, 0.97, 8),
+    (1696.5, 2600.0, 0.1, 0.67, 8),
+    (1840.6, 2600.0, 0.1, 0.37, 10),
+    (1934.9, 2600.0, 0.1, 0.10, 10),
 ];
 /// A guard margin that removes nothing: no move gives away more than the whole result.
 pub const NO_GUARD: f64 = 1.0;
@@ -128,8 +125,10 @@ pub fn guard_with(max_loss: f64, depth: i32) -> Option<Guard> {
 
 /// The model rating, temperature, guard margin and guard depth for a strength: linear
 /// between the two calibration points around it (the temperature and margin held within
-/// the table), the rating along the nearest segment beyond them; the guard searches as
-/// deep as the deeper of the two points does.
+/// the table), the rating along the nearest segment beyond them. The guard searches as
+/// deep as the nearer of the two points does (as the guarded one, next to a point
+/// without a guard): a margin measured at one depth says little about the other, and
+/// depth 10 at a depth-8 margin plays ~140 Elo stronger.
 fn settings_for(elo: f64) -> (f64, f32, f64, i32) {
     let last = CALIBRATION.len() - 1;
     let i = (1..last).find(|&i| elo < CALIBRATION[i].0).unwrap_or(last) - 1;
@@ -138,7 +137,12 @@ fn settings_for(elo: f64) -> (f64, f32, f64, i32) {
     let within = t.clamp(0.0, 1.0);
     let temperature = a.2 + (b.2 - a.2) * within as f32;
     let max_loss = a.3 + (b.3 - a.3) * within;
-    let depth = if within > 0.0 { a.4.max(b.4) } else { a.4 };
+    let depth = match (a.4, b.4) {
+        (0, d) if within > 0.0 => d,
+        (d, 0) if within < 1.0 => d,
+        _ if within > 0.5 => b.4,
+        _ => a.4,
+    };
     (a.1 + (b.1 - a.1) * t, temperature, max_loss, depth)
 }
 
@@ -240,6 +244,14 @@ mod tests {
             .expect("guarded");
         let last = CALIBRATION[CALIBRATION.len() - 1];
         assert!(top.max_loss < NO_GUARD && top.depth == last.4);
+        // A guard searches at a measured depth: the nearer row's, never none.
+        for elo in HUMAN_MIN_ELO..=HUMAN_MAX_ELO {
+            if let Some(guard) = HumanLevel::from_elo(elo).unwrap().guard {
+                assert!(guard.depth >= GUARD_DEPTH, "depth {} at {elo}", guard.depth);
+            }
+        }
+        let depth_at = |elo| HumanLevel::from_elo(elo).unwrap().guard.unwrap().depth;
+        assert_eq!((depth_at(1750), depth_at(1800)), (8, 10));
         // A margin a hair under none would search for nothing: no guard.
         assert_eq!(guard_with(0.995, GUARD_DEPTH), None);
         assert!(guard_with(0.98, GUARD_DEPTH).is_some());
