@@ -85,10 +85,10 @@ def levels(rows):
 def settings_rows(rows, binary=None):
     """Human-level measurements: (measured, err, model rating, temperature, guard,
     guard depth, games, name) of every result row that records the model rating it played
-    at (the latest row per setting), rated against its opponent's rating. `guard` is the
-    blunder guard's margin, 1.0 (none) for rows that record none; its depth is 8 where a
-    row records none (every guard before depths were recorded searched to depth 8), 0
-    without a guard."""
+    at, rated against its opponent's rating; the matches of a setting's latest binary
+    pool, as in the table. `guard` is the blunder guard's margin, 1.0 (none) for rows
+    that record none; its depth is 8 where a row records none (every guard before depths
+    were recorded searched to depth 8), 0 without a guard."""
     latest = {}
     for r in rows:
         if binary and r.get("binary") != binary:
@@ -96,14 +96,19 @@ def settings_rows(rows, binary=None):
         if r.get("model_rating") and r.get("games") and r.get("rating2") is not None:
             guard = r.get("guard", 1.0)
             depth = r.get("guard_depth", 8) if guard < 1.0 else 0
-            latest[(r["model_rating"], r.get("temperature", 0.4), guard, depth)] = r
+            key = (r["model_rating"], r.get("temperature", 0.4), guard, depth)
+            same_binary = key in latest and latest[key][0].get("binary") == r.get("binary")
+            latest[key] = latest[key] + [r] if same_binary else [r]
     out = []
-    for (rating, temperature, guard, depth), r in latest.items():
-        score = r["points"] / r["games"]
+    for (rating, temperature, guard, depth), matches in latest.items():
+        games = sum(r["games"] for r in matches)
+        score = sum(r["points"] for r in matches) / games
         diff = elo_from_score(score) if 0 < score < 1 else float("nan")
-        err = r.get("err_penta") or r.get("err_tri") or float("nan")
-        out.append((r["rating2"] + diff, err, rating, temperature, guard, depth, r["games"],
-                    r["engine1"]))
+        # Independent estimates combine by game weight, as in levels().
+        err2 = sum(((r.get("err_penta") or r.get("err_tri") or float("nan")) * r["games"]) ** 2
+                   for r in matches)
+        out.append((matches[-1]["rating2"] + diff, err2 ** 0.5 / games, rating, temperature,
+                    guard, depth, games, matches[-1]["engine1"]))
     return sorted(out)
 
 
