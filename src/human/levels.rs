@@ -21,9 +21,10 @@ use crate::policy::shape::TOP_RATING;
 
 /// The lowest `UCI_Elo` offered.
 pub const HUMAN_MIN_ELO: i32 = 600;
-/// The strongest human level; above it the node-limited levels play. Played with the
-/// rows below, level 1900 measured 1907 ± 64 but level 2000 1892 ± 60 (margin 0.07),
-/// where the node-limited 2000 is within its error, so the human levels stop at 1900.
+/// The strongest human level; above it the node-limited levels play. Level 1900
+/// measures 1897 ± 64; a human 2000 would need margins under the 0.10 row, where the
+/// one match played (0.07, before gen18) measured 1892 ± 60, and the node-limited 2000
+/// measures 2007 ± 70, so the human levels stop at 1900.
 pub const HUMAN_MAX_ELO: i32 = 1900;
 /// Measured strength → (model rating, temperature, guard margin, guard depth),
 /// ascending; each row is a 100-game calibration match of the human model with
