@@ -40,6 +40,17 @@ def load(path):
     return rows
 
 
+def pool(matches):
+    """Games, score, Elo difference and 95 % error of matches taken as one: their
+    errors combine as independent estimates, by game weight."""
+    games = sum(r["games"] for r in matches)
+    score = sum(r["points"] for r in matches) / games
+    diff = elo_from_score(score) if 0 < score < 1 else float("nan")
+    err2 = sum(((r.get("err_penta") or r.get("err_tri") or 0.0) * r["games"]) ** 2
+               for r in matches)
+    return games, score, diff, err2 ** 0.5 / games
+
+
 def levels(rows):
     """Nominal level -> aggregated record over its matches with the level's latest binary
     (rows tagged `binary` by calibrate.sh; a newer mapping supersedes older results)."""
@@ -58,22 +69,17 @@ def levels(rows):
             continue
         a = out.setdefault(level, {"opponent": r["engine2"], "rating": float(r["rating2"]),
                                    "games": 0, "points": 0.0, "w": 0, "d": 0, "l": 0,
-                                   "err2": 0.0, "tc": r["tc"], "commit": r.get("commit", "?"),
+                                   "matches": [], "tc": r["tc"], "commit": r.get("commit", "?"),
                                    "model_rating": r.get("model_rating")})
         a["games"] += r["games"]
         a["points"] += r["points"]
         a["w"] += r["wins"]
         a["d"] += r["draws"]
         a["l"] += r["losses"]
-        # Errors of separate matches combine as independent estimates (by game weight).
-        err = r.get("err_penta") or r.get("err_tri") or 0.0
-        a["err2"] += (err * r["games"]) ** 2
-    for level, a in out.items():
-        score = a["points"] / a["games"]
-        a["score"] = score
-        a["diff"] = elo_from_score(score) if 0 < score < 1 else float("nan")
+        a["matches"].append(r)
+    for a in out.values():
+        _, a["score"], a["diff"], a["err"] = pool(a["matches"])
         a["measured"] = a["rating"] + a["diff"]
-        a["err"] = (a["err2"] ** 0.5) / a["games"] if a["games"] else float("nan")
     # A level rated against another Rookery level inherits that level's uncertainty.
     for a in out.values():
         m = re.match(r"Rookery-(\d+)$", a["opponent"])
@@ -101,14 +107,9 @@ def settings_rows(rows, binary=None):
             latest[key] = latest[key] + [r] if same_binary else [r]
     out = []
     for (rating, temperature, guard, depth), matches in latest.items():
-        games = sum(r["games"] for r in matches)
-        score = sum(r["points"] for r in matches) / games
-        diff = elo_from_score(score) if 0 < score < 1 else float("nan")
-        # Independent estimates combine by game weight, as in levels().
-        err2 = sum(((r.get("err_penta") or r.get("err_tri") or float("nan")) * r["games"]) ** 2
-                   for r in matches)
-        out.append((matches[-1]["rating2"] + diff, err2 ** 0.5 / games, rating, temperature,
-                    guard, depth, games, matches[-1]["engine1"]))
+        games, _, diff, err = pool(matches)
+        out.append((matches[-1]["rating2"] + diff, err, rating, temperature, guard, depth,
+                    games, matches[-1]["engine1"]))
     return sorted(out)
 
 

@@ -142,11 +142,11 @@ fn settings_for(elo: f64) -> (f64, f32, f64, i32) {
     let within = t.clamp(0.0, 1.0);
     let temperature = a.2 + (b.2 - a.2) * within as f32;
     let max_loss = a.3 + (b.3 - a.3) * within;
-    let depth = match (a.4, b.4) {
-        (0, d) if within > 0.0 => d,
-        (d, 0) if within < 1.0 => d,
-        _ if within > 0.5 => b.4,
-        _ => a.4,
+    let nearer = if within > 0.5 { b.4 } else { a.4 };
+    let depth = if nearer == 0 && max_loss < NO_GUARD {
+        a.4.max(b.4)
+    } else {
+        nearer
     };
     (a.1 + (b.1 - a.1) * t, temperature, max_loss, depth)
 }
